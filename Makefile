@@ -1,0 +1,46 @@
+# The everyday commands, over CMake presets (build/<preset>). `make run` and `make test` are the two
+# the README promises; both install missing Debian packages first.
+JOBS ?= $(shell nproc)
+ORDO := build/release/apps/ordo/ordo
+SHARED ?= ../shared
+
+.PHONY: all deps release dev run test test-slow bench format tidy clean
+
+all: release
+
+deps:
+	@scripts/install-deps.sh
+
+release: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+dev: deps
+	@cmake --preset dev >/dev/null
+	@cmake --build --preset dev -j $(JOBS)
+
+# The main job: every policy on the built-in scenarios, the report in report/.
+run: release
+	@$(ORDO) compare scenarios/*.json --report-dir report
+	@echo "report: report/report.html and report/report.md"
+
+# Every fast test (unit, property, scenario, e2e), under ASan/UBSan.
+test: dev
+	@ctest --preset dev
+
+# Long soaks and big instances, on the release build.
+test-slow: release
+	@ctest --preset slow
+
+bench: release
+	@build/release/bench/ordo_bench --benchmark_counters_tabular=true
+
+format:
+	@clang-format-16 -i $$(git ls-files '*.h' '*.cc')
+
+tidy: deps
+	@cmake --preset tidy >/dev/null
+	@cmake --build --preset tidy -j $(JOBS)
+
+clean:
+	@rm -rf build

@@ -1,0 +1,248 @@
+// Written from spec/formats-v1.md ("Legal plan") alone. It shares no code with any planner: a bug
+// in a planner's idea of the rules must not hide here too.
+#include "ordo/core/check_plan.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace ordo {
+namespace {
+
+std::string Quote(const std::string& id) { return "\"" + id + "\""; }
+
+class Checker {
+ public:
+  Checker(const Scenario& s, const Plan& plan)
+      : s_(s),
+        plan_(plan),
+        gpus_(s.cluster.total_gpus()),
+        owner_(static_cast<size_t>(gpus_) * s.horizon_steps, kFree) {}
+
+  std::vector<Violation> Run() {
+    CheckJobs();
+    CheckServices();
+    return std::move(violations_);
+  }
+
+ private:
+  static constexpr int32_t kFree = -1;
+
+  void Add(int rule, std::vector<std::string> ids, std::string message) {
+    violations_.push_back(Violation{rule, std::move(ids), std::move(message)});
+  }
+
+  // Holder h is a job index (< jobs) or jobs + service index.
+  const std::string& HolderId(int32_t h) const {
+    const int32_t jobs = static_cast<int32_t>(s_.jobs.size());
+    return h < jobs ? s_.jobs[h].id : s_.services[h - jobs].id;
+  }
+  std::string HolderName(int32_t h) const {
+    const int32_t jobs = static_cast<int32_t>(s_.jobs.size());
+    return (h < jobs ? "job " : "service ") + Quote(HolderId(h));
+  }
+
+  // Rule 1: a GPU serves at most one job or service at each step. Each colliding pair is reported
+  // once, at its first collision.
+  void Occupy(int gpu, int step, int32_t holder) {
+    int32_t& cell = owner_[static_cast<size_t>(step) * gpus_ + gpu];
+    if (cell == kFree) {
+      cell = holder;
+      return;
+    }
+    const auto pair = std::minmax(cell, holder);
+    if (reported_pairs_.insert(pair).second) {
+      Add(1, {HolderId(pair.first), HolderId(pair.second)},
+          HolderName(pair.first) + " and " + HolderName(pair.second) + " both hold GPU " +
+              std::to_string(gpu) + " at step " + std::to_string(step));
+    }
+  }
+
+  void CheckJobs() {
+    std::unordered_map<std::string_view, int32_t> index;
+    for (size_t j = 0; j < s_.jobs.size(); ++j) index.emplace(s_.jobs[j].id, static_cast<int32_t>(j));
+    std::vector<bool> seen(s_.jobs.size(), false);
+    for (const JobPlacement& p : plan_.jobs) {
+      auto it = index.find(p.id);
+      if (it == index.end()) {
+        Add(0, {p.id}, "the plan lists job " + Quote(p.id) + ", which is not in the scenario");
+        continue;
+      }
+      if (seen[it->second]) {
+        Add(0, {p.id}, "job " + Quote(p.id) + " appears more than once in the plan");
+        continue;
+      }
+      seen[it->second] = true;
+      CheckJob(s_.jobs[it->second], it->second, p);
+    }
+    for (size_t j = 0; j < s_.jobs.size(); ++j) {
+      if (!seen[j]) Add(0, {s_.jobs[j].id}, "job " + Quote(s_.jobs[j].id) + " is missing from the plan");
+    }
+  }
+
+  void CheckJob(const Job& job, int32_t holder, const JobPlacement& p) {
+    const std::string name = "job " + Quote(job.id);
+    if (job.running) {
+      const Shape& shape = job.shapes.front();
+      if (!p.started() || *p.start_step != job.running->start_step ||
+          p.first_gpu != job.running->first_gpu || p.gpus != shape.gpus ||
+          p.duration_steps != shape.duration_steps) {
+        Add(2, {job.id}, name + " is running and must keep its block: start_step " +
+                             std::to_string(job.running->start_step) + ", first_gpu " +
+                             std::to_string(job.running->first_gpu) + ", " +
+                             std::to_string(shape.gpus) + " GPUs for " +
+                             std::to_string(shape.duration_steps) + " steps");
+        return;
+      }
+    } else {
+      if (!p.started()) return;
+      const int start = *p.start_step;
+      if (start >= s_.horizon_steps) {
+        Add(0, {job.id}, name + " starts at step " + std::to_string(start) +
+                             ", past the horizon: a job not started inside it has start_step null");
+        return;
+      }
+      if (start < 0) {
+        Add(5, {job.id}, name + " starts at step " + std::to_string(start) + ", in the past");
+        return;
+      }
+      if (start < job.arrival_step) {
+        Add(5, {job.id}, name + " starts at step " + std::to_string(start) +
+                             " before its arrival_step " + std::to_string(job.arrival_step));
+      }
+      const Shape used{p.gpus, p.duration_steps};
+      if (std::find(job.shapes.begin(), job.shapes.end(), used) == job.shapes.end()) {
+        Add(2, {job.id}, name + " uses " + std::to_string(p.gpus) + " GPUs for " +
+                             std::to_string(p.duration_steps) + " steps, not one of its shapes");
+        return;
+      }
+    }
+    if (p.first_gpu < 0 || p.gpus <= 0 || static_cast<long long>(p.first_gpu) + p.gpus > gpus_) {
+      Add(3, {job.id}, name + " uses GPUs [" + std::to_string(p.first_gpu) + ", " +
+                           std::to_string(static_cast<long long>(p.first_gpu) + p.gpus) +
+                           "), outside the cluster");
+      return;
+    }
+    if (!s_.cluster.IsAlignedBlock(p.first_gpu, p.gpus)) {
+      Add(3, {job.id}, name + "'s block [" + std::to_string(p.first_gpu) + ", " +
+                           std::to_string(p.first_gpu + p.gpus) +
+                           ") is not aligned, crosses a node boundary or spans two groups");
+      return;
+    }
+    const NodeGroup& group = s_.cluster.groups[s_.cluster.group_of(p.first_gpu)];
+    if (!job.requirement.Matches(group)) {
+      Add(3, {job.id}, name + " runs in group " + Quote(group.name) + " (" + group.gpu_type +
+                           "), which does not match its gpu_type / min_gpu_memory_gb");
+    }
+    // Rule 5 holds by construction of the format (one start, one block, one duration); what is left
+    // to check is the occupancy of every step it runs inside the horizon.
+    const int from = std::max(0, *p.start_step);
+    const int to = std::min<long long>(s_.horizon_steps, static_cast<long long>(*p.start_step) + p.duration_steps);
+    for (int t = from; t < to; ++t) {
+      for (int g = p.first_gpu; g < p.first_gpu + p.gpus; ++g) Occupy(g, t, holder);
+    }
+  }
+
+  void CheckServices() {
+    std::unordered_map<std::string_view, size_t> index;
+    for (size_t i = 0; i < s_.services.size(); ++i) index.emplace(s_.services[i].id, i);
+    std::vector<bool> seen(s_.services.size(), false);
+    for (const ServiceAllocation& a : plan_.services) {
+      auto it = index.find(a.id);
+      if (it == index.end()) {
+        Add(0, {a.id}, "the plan lists service " + Quote(a.id) + ", which is not in the scenario");
+        continue;
+      }
+      if (seen[it->second]) {
+        Add(0, {a.id}, "service " + Quote(a.id) + " appears more than once in the plan");
+        continue;
+      }
+      seen[it->second] = true;
+      CheckService(s_.services[it->second], static_cast<int32_t>(s_.jobs.size() + it->second), a);
+    }
+    for (size_t i = 0; i < s_.services.size(); ++i) {
+      if (!seen[i]) {
+        Add(0, {s_.services[i].id}, "service " + Quote(s_.services[i].id) + " is missing from the plan");
+      }
+    }
+  }
+
+  void CheckService(const Service& service, int32_t holder, const ServiceAllocation& a) {
+    const std::string name = "service " + Quote(service.id);
+    if (a.gpus.size() != static_cast<size_t>(s_.horizon_steps)) {
+      Add(0, {service.id}, name + " has " + std::to_string(a.gpus.size()) +
+                               " lists of GPUs; the horizon has " +
+                               std::to_string(s_.horizon_steps) + " steps");
+      return;
+    }
+    std::optional<long long> previous;
+    if (service.current_gpus) previous = *service.current_gpus;
+    bool type_reported = false;
+    for (int t = 0; t < s_.horizon_steps; ++t) {
+      const std::vector<int>& ids = a.gpus[t];
+      const long long count = static_cast<long long>(ids.size());
+      std::vector<int> sorted = ids;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t k = 0; k < sorted.size(); ++k) {
+        const int gpu = sorted[k];
+        if (gpu < 0 || gpu >= gpus_) {
+          Add(0, {service.id}, name + " lists GPU " + std::to_string(gpu) + " at step " +
+                                   std::to_string(t) + ", which is not in the cluster");
+          continue;
+        }
+        if (k > 0 && sorted[k - 1] == gpu) {
+          Add(1, {service.id}, name + " lists GPU " + std::to_string(gpu) + " twice at step " +
+                                   std::to_string(t));
+          continue;
+        }
+        if (!type_reported && !service.requirement.Matches(s_.cluster.groups[s_.cluster.group_of(gpu)])) {
+          type_reported = true;
+          Add(3, {service.id}, name + " holds GPU " + std::to_string(gpu) + " at step " +
+                                   std::to_string(t) +
+                                   ", in a group that does not match its gpu_type / min_gpu_memory_gb");
+        }
+        Occupy(gpu, t, holder);
+      }
+      if (count < service.min_gpus || count > service.max_gpus) {
+        Add(2, {service.id}, name + " holds " + std::to_string(count) + " GPUs at step " +
+                                 std::to_string(t) + ", outside [min_gpus, max_gpus] = [" +
+                                 std::to_string(service.min_gpus) + ", " +
+                                 std::to_string(service.max_gpus) + "]");
+      }
+      if (previous && service.max_change_per_step &&
+          std::abs(count - *previous) > *service.max_change_per_step) {
+        Add(4, {service.id}, name + " changes from " + std::to_string(*previous) + " to " +
+                                 std::to_string(count) + " GPUs " +
+                                 (t == 0 ? std::string("into step 0 (from current_gpus)")
+                                         : "at step " + std::to_string(t)) +
+                                 ", more than max_change_per_step " +
+                                 std::to_string(*service.max_change_per_step));
+      }
+      previous = count;
+    }
+  }
+
+  const Scenario& s_;
+  const Plan& plan_;
+  const int gpus_;
+  std::vector<int32_t> owner_;  // [step * G + gpu] -> holder, or kFree
+  std::set<std::pair<int32_t, int32_t>> reported_pairs_;
+  std::vector<Violation> violations_;
+};
+
+}  // namespace
+
+std::vector<Violation> CheckPlan(const Scenario& scenario, const Plan& plan) {
+  return Checker(scenario, plan).Run();
+}
+
+std::string FormatViolation(const Violation& violation) {
+  return (violation.rule == 0 ? std::string("plan structure")
+                              : "rule " + std::to_string(violation.rule)) +
+         ": " + violation.message;
+}
+
+}  // namespace ordo

@@ -1,0 +1,47 @@
+// Error values for every fallible call across module APIs (no exceptions cross them).
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include <tl/expected.hpp>
+
+namespace ordo {
+
+/// What kind of failure an Error reports. Stored and sent over the wire: values only grow at the end.
+enum class ErrorCode : int {
+  kInvalidInput = 1,   // a file, request or command line broke the formats or rules
+  kIo = 2,             // a file or socket could not be read or written
+  kNotFound = 3,       // a named thing (policy, job, file) does not exist
+  kInfeasible = 4,     // the input admits no legal plan
+  kInternal = 5,       // a bug or an unexpected library failure, caught at an edge
+  kUnavailable = 6,    // an optional capability (a solver, a forecaster) is not built in
+};
+
+/// A failure: a code, the field it concerns (a path such as `jobs[3].gpus`, empty when none) and a
+/// message for a person.
+struct Error {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string field;
+  std::string message;
+
+  /// "jobs[3].gpus: must be a power of two (got 3)" — or the bare message when there is no field.
+  [[nodiscard]] std::string ToString() const {
+    return field.empty() ? message : field + ": " + message;
+  }
+};
+
+inline Error InvalidInput(std::string field, std::string message) {
+  return Error{ErrorCode::kInvalidInput, std::move(field), std::move(message)};
+}
+
+template <typename T>
+using Result = tl::expected<T, Error>;
+
+/// Shorthand for returning an error from a function that returns Result<T>.
+inline tl::unexpected<Error> Fail(Error error) { return tl::unexpected<Error>(std::move(error)); }
+inline tl::unexpected<Error> FailInput(std::string field, std::string message) {
+  return Fail(InvalidInput(std::move(field), std::move(message)));
+}
+
+}  // namespace ordo

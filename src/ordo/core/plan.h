@@ -1,0 +1,84 @@
+// A plan of spec/formats-v1.md: where and when each job runs, which GPUs each service holds at each
+// step, and the metrics. Produced by every Policy; checked by CheckPlan (check_plan.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ordo {
+
+/// One job's decision. A job not started inside the horizon has no start_step; the other fields
+/// are then meaningless.
+struct JobPlacement {
+  std::string id;
+  std::optional<int> start_step;
+  int first_gpu = 0;
+  int gpus = 0;
+  int duration_steps = 0;
+
+  [[nodiscard]] bool started() const { return start_step.has_value(); }
+  [[nodiscard]] int end_step() const { return *start_step + duration_steps; }  // exclusive
+};
+
+/// One service's GPUs: `gpus[t]` lists the GPU ids it holds at step t (horizon_steps lists).
+struct ServiceAllocation {
+  std::string id;
+  std::vector<std::vector<int>> gpus;
+};
+
+/// Why a job does not start at step 0 (or at all). Stored and sent over the wire: values only
+/// grow at the end.
+enum class WaitReason : int {
+  kNone = 0,            // starts at step 0, or is running
+  kNotArrived = 1,      // arrival_step > 0
+  kBlockedByJob = 2,    // a job holds the block it needs (named in `blocking_id`)
+  kServicePeak = 3,     // real-time services hold the GPUs it needs
+  kNoBlockOfSize = 4,   // no block of its size exists in the groups it may use
+  kGpuType = 5,         // no group matches its gpu_type / min_gpu_memory_gb
+  kFragmented = 6,      // enough free GPUs, but no free aligned block of its size
+  kLowValue = 7,        // capacity existed, but the planner chose work of higher value
+};
+
+/// An explanation for a job (spec extension `x-explain`).
+struct JobExplanation {
+  std::string id;
+  std::optional<int> planned_start;
+  WaitReason reason = WaitReason::kNone;
+  std::string blocking_id;  // the job or service that holds the block, when one does
+  std::string message;      // one sentence for a person
+};
+
+/// What an exact solver proved (full mode only).
+struct SolverReport {
+  std::string status;  // "optimal", "feasible", "time_limit", ...
+  double best_bound = 0;
+  double gap = 0;  // relative: (bound - objective) / max(1, |bound|)
+  long long nodes = 0;
+};
+
+/// The spec's metrics over steps 0..horizon_steps-1 (see metrics.h for the definitions).
+struct Metrics {
+  double utilization = 0;
+  double allocated_utilization = 0;
+  double value = 0;
+  double batch_value = 0;
+  double objective = 0;
+  long long realtime_unmet_gpu_steps = 0;
+  int jobs_started = 0;
+  int jobs_completed = 0;
+  double solve_ms = 0;
+  std::optional<SolverReport> solver;  // written as `status`, `best_bound`, `gap`, `nodes`
+};
+
+struct Plan {
+  int version = 1;
+  std::string scenario;
+  std::string policy;
+  std::vector<JobPlacement> jobs;          // scenario order for plans a policy makes
+  std::vector<ServiceAllocation> services;  // scenario order for plans a policy makes
+  Metrics metrics;
+  std::vector<JobExplanation> explanations;  // written under `x-explain` when not empty
+};
+
+}  // namespace ordo

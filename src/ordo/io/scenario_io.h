@@ -1,0 +1,38 @@
+// Reading and writing scenario files (spec/formats-v1.md, "Scenario"): JSON or YAML, strict.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ordo/core/error.h"
+#include "ordo/core/scenario.h"
+
+namespace ordo::io {
+
+/// Supplies a duration for a job given `features` and no `duration_steps` (a forecaster, wired in
+/// by the caller). Returns the duration in steps, or an error naming the feature at fault.
+using DurationResolver =
+    std::function<Result<int>(const Job& job, std::string_view features_json, int step_minutes)>;
+
+struct ReadOptions {
+  /// Without a resolver, a shape without `duration_steps` is an error.
+  DurationResolver resolve_duration;
+};
+
+/// Parses scenario text (JSON, or YAML when `yaml` is true) and validates it (ValidateScenario).
+/// Errors name the field path and the reason; unknown fields are errors unless they start with
+/// `x-`. Never throws.
+[[nodiscard]] Result<Scenario> ParseScenario(std::string_view text, bool yaml,
+                                             const ReadOptions& options = {});
+
+/// Reads a file: YAML for `.yaml`/`.yml`, or for any file not starting with `{`; else JSON.
+/// The error's message does not repeat the path; callers add it.
+[[nodiscard]] Result<Scenario> ReadScenarioFile(const std::string& path,
+                                                const ReadOptions& options = {});
+
+/// The scenario as JSON text (pretty when indent >= 0), in the spec's format.
+std::string WriteScenario(const Scenario& scenario, int indent = 2);
+
+}  // namespace ordo::io

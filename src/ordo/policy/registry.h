@@ -1,0 +1,36 @@
+// An explicit registry of policies by their spec names; no static self-registration.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ordo/core/error.h"
+#include "ordo/policy/policy.h"
+
+namespace ordo {
+
+class PolicyRegistry {
+ public:
+  using Factory = std::function<std::unique_ptr<Policy>()>;
+
+  /// Adds a policy; a name registered twice is a bug.
+  void Register(const std::string& name, Factory factory);
+
+  /// A new instance of the named policy, or kNotFound naming the known ones.
+  [[nodiscard]] Result<std::unique_ptr<Policy>> Create(const std::string& name) const;
+
+  /// Registered names in registration order.
+  [[nodiscard]] const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::map<std::string, Factory> factories_;
+  std::vector<std::string> names_;
+};
+
+/// Every in-tree policy: fifo, fifo-backfill, priority-backfill, reactive, ordo, ordo-full.
+PolicyRegistry MakeInTreeRegistry();
+
+}  // namespace ordo
