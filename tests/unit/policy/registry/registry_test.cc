@@ -1,0 +1,86 @@
+// The registry: names map to new instances, an unknown name is an error that lists the known ones,
+// and the in-tree registry knows the spec's policy names.
+#include "ordo/policy/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+
+namespace ordo {
+namespace {
+
+// A policy that only reports its name; Solve is never called here.
+class NamedPolicy : public Policy {
+ public:
+  explicit NamedPolicy(std::string name) : name_(std::move(name)) {}
+  std::string_view name() const override { return name_; }
+  Result<Plan> Solve(const Scenario&, const PolicyOptions&) override {
+    return Fail(Error{ErrorCode::kInternal, "", "not a planner"});
+  }
+
+ private:
+  std::string name_;
+};
+
+PolicyRegistry TwoPolicies() {
+  PolicyRegistry registry;
+  registry.Register("beta", [] { return std::make_unique<NamedPolicy>("beta"); });
+  registry.Register("alpha", [] { return std::make_unique<NamedPolicy>("alpha"); });
+  return registry;
+}
+
+TEST(PolicyRegistryTest, KeepsRegistrationOrderAndCreatesFreshInstances) {
+  const PolicyRegistry registry = TwoPolicies();
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"beta", "alpha"}));
+  auto a = registry.Create("alpha");
+  auto b = registry.Create("alpha");
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ((*a)->name(), "alpha");
+  EXPECT_NE(a->get(), b->get());
+}
+
+TEST(PolicyRegistryTest, UnknownNameIsNotFoundAndListsTheKnownNames) {
+  const PolicyRegistry registry = TwoPolicies();
+  auto missing = registry.Create("gamma");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(missing.error().field, "policy");
+  const std::string text = missing.error().ToString();
+  EXPECT_NE(text.find("\"gamma\""), std::string::npos) << text;
+  EXPECT_NE(text.find("beta, alpha"), std::string::npos) << text;
+}
+
+TEST(PolicyRegistryTest, NamesAreCaseSensitive) {
+  EXPECT_FALSE(TwoPolicies().Create("Alpha").has_value());
+  EXPECT_FALSE(TwoPolicies().Create("").has_value());
+}
+
+// Every in-tree name is a spec name, in the spec's order, and makes a policy of that name.
+TEST(InTreeRegistryTest, RegistersSpecNamesInSpecOrder) {
+  const std::vector<std::string> spec = {"fifo",     "fifo-backfill", "priority-backfill",
+                                         "reactive", "ordo",          "ordo-full"};
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  size_t next = 0;
+  for (const std::string& name : registry.names()) {
+    while (next < spec.size() && spec[next] != name) ++next;
+    ASSERT_LT(next, spec.size()) << name << " is not a spec name or out of order";
+    auto policy = registry.Create(name);
+    ASSERT_TRUE(policy.has_value()) << policy.error().ToString();
+    EXPECT_EQ((*policy)->name(), name);
+  }
+}
+
+TEST(InTreeRegistryTest, UnknownNameListsEveryInTreeName) {
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  auto missing = registry.Create("round-robin");
+  ASSERT_FALSE(missing.has_value());
+  for (const std::string& name : registry.names()) {
+    EXPECT_NE(missing.error().message.find(name), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace ordo
