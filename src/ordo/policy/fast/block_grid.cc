@@ -1,0 +1,204 @@
+#include "ordo/policy/fast/block_grid.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "ordo/core/assert.h"
+
+namespace ordo::policy {
+namespace {
+
+int Log2(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power_of_two)); }
+int LevelOf(int node, int height) { return height - (31 - std::countl_zero(static_cast<unsigned>(node))); }
+
+}  // namespace
+
+BlockGrid::BlockGrid(const Cluster& cluster, int horizon_steps)
+    : horizon_(horizon_steps), words_((horizon_steps + 63) / 64), cluster_(&cluster) {
+  trees_.resize(cluster.groups.size());
+  for (size_t g = 0; g < cluster.groups.size(); ++g) {
+    Tree& tree = trees_[g];
+    tree.group = static_cast<int>(g);
+    tree.first_gpu = cluster.group_first_gpu(static_cast<int>(g));
+    tree.size = cluster.group_gpus(static_cast<int>(g));
+    tree.gpus_per_node = cluster.groups[g].gpus_per_node;
+    tree.height = std::bit_width(static_cast<unsigned>(tree.size - 1));
+    if (tree.size == 1) tree.height = 0;
+    const int leaves = 1 << tree.height;
+    const size_t nodes = static_cast<size_t>(2) * leaves;
+    tree.and_masks.assign(tree.height + 1, std::vector<uint64_t>(nodes * words_, 0));
+    // Padding GPUs past the group's end are busy at every step of the horizon.
+    for (int offset = tree.size; offset < leaves; ++offset) {
+      SetInterval(Mask(tree, 0, leaves + offset), 0, horizon_);
+    }
+    for (int node = leaves - 1; node >= 1; --node) {
+      const int level = LevelOf(node, tree.height);
+      for (int l = 0; l <= level; ++l) {
+        uint64_t* out = Mask(tree, l, node);
+        const uint64_t* left = Mask(tree, l == level ? l - 1 : l, 2 * node);
+        const uint64_t* right = Mask(tree, l == level ? l - 1 : l, 2 * node + 1);
+        for (int w = 0; w < words_; ++w) {
+          out[w] = l == level ? (left[w] | right[w]) : (left[w] & right[w]);
+        }
+      }
+    }
+    tree.slack.assign(horizon_, tree.size);
+    tree.low_slack.assign(tree.height + 1, std::vector<uint64_t>(words_, 0));
+    for (int t = 0; t < horizon_; ++t) RefreshSlackBits(tree, t);
+  }
+}
+
+bool BlockGrid::IntervalClear(const uint64_t* mask, int from, int to) const {
+  for (int t = from; t < to;) {
+    const int w = t / 64, bit = t % 64;
+    const int span = std::min(64 - bit, to - t);
+    const uint64_t bits = (span == 64 ? ~uint64_t{0} : ((uint64_t{1} << span) - 1)) << bit;
+    if (mask[w] & bits) return false;
+    t += span;
+  }
+  return true;
+}
+
+void BlockGrid::SetInterval(uint64_t* mask, int from, int to) const {
+  for (int t = from; t < to;) {
+    const int w = t / 64, bit = t % 64;
+    const int span = std::min(64 - bit, to - t);
+    mask[w] |= (span == 64 ? ~uint64_t{0} : ((uint64_t{1} << span) - 1)) << bit;
+    t += span;
+  }
+}
+
+// Smallest s in [from, horizon) with no bit of (a | b) in [s, min(s + duration, horizon)), or -1.
+int BlockGrid::EarliestStart(const uint64_t* a, const uint64_t* b, int duration, int from) const {
+  int s = std::max(from, 0);
+  while (s < horizon_) {
+    const int end = std::min(horizon_, s + duration);
+    int conflict = -1;
+    for (int t = s; t < end && conflict < 0;) {
+      const int w = t / 64, bit = t % 64;
+      const int span = std::min(64 - bit, end - t);
+      const uint64_t bits = (span == 64 ? ~uint64_t{0} : ((uint64_t{1} << span) - 1)) << bit;
+      const uint64_t hit = (a[w] | b[w]) & bits;
+      if (hit) conflict = w * 64 + std::countr_zero(hit);
+      t += span;
+    }
+    if (conflict < 0) return s;
+    // Every start up to the conflict overlaps it; the last conflicting step in the window could
+    // skip further, but the first is enough and keeps this simple.
+    s = conflict + 1;
+  }
+  return -1;
+}
+
+std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int duration_steps,
+                                                           const GpuRequirement& req,
+                                                           int earliest_start) const {
+  const int level = Log2(gpus);
+  int best_start = std::numeric_limits<int>::max();
+  int best_fit = std::numeric_limits<int>::max();
+  int best_gpu = -1;
+  std::vector<int> stack;
+  for (const Tree& tree : trees_) {
+    if (level > tree.height || gpus > tree.size) continue;
+    if (!req.Matches(cluster_->groups[tree.group])) continue;
+    const uint64_t* low_slack = tree.low_slack[level].data();
+    // The level at which a block's free ancestors stop, at start s: lower is a tighter fit.
+    auto fit = [&](int node, int s) {
+      const int end = std::min(horizon_, s + duration_steps);
+      int l = LevelOf(node, tree.height);
+      for (int n = node; n > 1; n /= 2, ++l) {
+        const int parent = n / 2;
+        if (!IntervalClear(Mask(tree, l + 1, parent), s, end)) break;
+      }
+      return l;
+    };
+    stack.assign(1, 1);
+    while (!stack.empty()) {
+      const int node = stack.back();
+      stack.pop_back();
+      const int node_level = LevelOf(node, tree.height);
+      const int bound = EarliestStart(Mask(tree, level, node), low_slack, duration_steps,
+                                      earliest_start);
+      if (bound < 0 || bound > best_start) continue;
+      if (bound == best_start && best_fit == level) continue;  // nothing fits tighter than exact
+      const int end = std::min(horizon_, bound + duration_steps);
+      // A node wholly free at its bound: its leftmost block is as good as any block inside it.
+      const bool wholly_free = IntervalClear(Mask(tree, node_level, node), bound, end);
+      if (node_level == level || wholly_free) {
+        int block = node;
+        while (LevelOf(block, tree.height) > level) block *= 2;
+        const int score = fit(node, bound);
+        const int first_gpu =
+            tree.first_gpu + (block - (1 << (tree.height - level))) * (1 << level);
+        if (bound < best_start || (bound == best_start && score < best_fit)) {
+          best_start = bound;
+          best_fit = score;
+          best_gpu = first_gpu;
+        }
+        continue;
+      }
+      stack.push_back(2 * node + 1);  // right after left: a stack pops left first
+      stack.push_back(2 * node);
+    }
+  }
+  if (best_gpu < 0) return std::nullopt;
+  return Candidate{best_gpu, best_start};
+}
+
+bool BlockGrid::IsFree(int first_gpu, int gpus, int start_step, int duration_steps) const {
+  const Tree& tree = trees_[cluster_->group_of(first_gpu)];
+  const int level = Log2(gpus);
+  const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
+  const int end = std::min(horizon_, start_step + duration_steps);
+  return IntervalClear(Mask(tree, level, node), start_step, end) &&
+         IntervalClear(tree.low_slack[level].data(), start_step, end);
+}
+
+void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
+  const int from = std::max(0, from_step), to = std::min(horizon_, to_step);
+  if (from >= to) return;
+  Tree& tree = trees_[cluster_->group_of(first_gpu)];
+  const int level = Log2(gpus);
+  const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
+  // The block and everything under it: every sub-block is now busy over the interval.
+  for (int depth = 0, first = node, count = 1; depth <= level; ++depth, first *= 2, count *= 2) {
+    const int node_level = level - depth;
+    for (int n = first; n < first + count; ++n) {
+      for (int l = 0; l <= node_level; ++l) SetInterval(Mask(tree, l, n), from, to);
+    }
+  }
+  // Ancestors: recompute from their children.
+  for (int n = node / 2; n >= 1; n /= 2) {
+    const int node_level = LevelOf(n, tree.height);
+    for (int l = 0; l <= node_level; ++l) {
+      uint64_t* out = Mask(tree, l, n);
+      const uint64_t* left = Mask(tree, l == node_level ? l - 1 : l, 2 * n);
+      const uint64_t* right = Mask(tree, l == node_level ? l - 1 : l, 2 * n + 1);
+      for (int w = 0; w < words_; ++w) {
+        out[w] = l == node_level ? (left[w] | right[w]) : (left[w] & right[w]);
+      }
+    }
+  }
+  for (int t = from; t < to; ++t) {
+    tree.slack[t] -= gpus;
+    RefreshSlackBits(tree, t);
+  }
+}
+
+void BlockGrid::Reserve(int group, int step, int gpus) {
+  Tree& tree = trees_[group];
+  tree.slack[step] -= gpus;
+  ORDO_ASSERT(tree.slack[step] >= 0);
+  RefreshSlackBits(tree, step);
+}
+
+void BlockGrid::RefreshSlackBits(Tree& tree, int step) {
+  const uint64_t bit = uint64_t{1} << (step % 64);
+  for (int l = 0; l <= tree.height; ++l) {
+    uint64_t& word = tree.low_slack[l][step / 64];
+    word = tree.slack[step] < (1 << l) ? (word | bit) : (word & ~bit);
+  }
+}
+
+}  // namespace ordo::policy

@@ -1,0 +1,278 @@
+// Fast mode (policy "ordo"): the constraint-aware heuristic that answers on every request.
+//
+// Algorithm.
+//  1. Running jobs are pinned on a BlockGrid (buddy trees of aligned blocks over steps).
+//  2. Services as curves (service_curves.h): floors first, then by priority the smallest curve
+//     that covers demand and obeys the churn limit (ramping up ahead of peaks). Their counts are
+//     reserved per group and step; their GPU ids are chosen last.
+//  3. Batch work by greedy passes over the whole horizon: jobs in a value-aware order, each at the
+//     earliest start where some shape fits, on the buddy best-fit block (keeps large blocks whole);
+//     among shapes, the one with the most reward (or, in some passes, the earliest finish).
+//  4. Improvement: a few deterministic orders, then seeded perturbations of the best order (move
+//     one job elsewhere in the order), keeping the best pass. The number of passes is fixed by the
+//     instance's size, so the same input and seed give the same plan; the time limit only cuts the
+//     schedule short on inputs too large for it.
+//  5. Services get concrete GPU ids that move as little as possible between steps.
+// Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
+// never placed where it would push a service below its planned curve.
+// Cost: one pass is O(jobs x shapes x FindEarliest); FindEarliest is near O(log G) on free or full
+// regions of the cluster, more where it is fragmented.
+// Example: 8 GPUs, a chat service peaking at 6 GPUs at noon with churn 2, and 16 training jobs:
+//   the service ramps 2 → 4 → 6 from 10:00, batch jobs fill the trough hours by priority, and a
+//   4-GPU job is not put where it would split the only free 8-GPU node before an 8-GPU job.
+#include "ordo/policy/fast/fast_policy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <random>
+
+#include "ordo/policy/common/plan_builder.h"
+#include "ordo/policy/fast/block_grid.h"
+#include "ordo/policy/common/explain.h"
+#include "ordo/policy/fast/service_curves.h"
+
+namespace ordo::policy {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Placement {
+  int shape = -1;  // -1: not started
+  int first_gpu = 0;
+  int start_step = 0;
+};
+
+enum class ShapeRule { kMostReward, kEarliestFinish };
+
+struct PassResult {
+  double reward = -1;
+  std::vector<Placement> placements;  // by job index
+};
+
+class FastPolicy final : public Policy {
+ public:
+  std::string_view name() const override { return "ordo"; }
+
+  Result<Plan> Solve(const Scenario& s, const PolicyOptions& options) override {
+    const auto started = Clock::now();
+    const auto deadline =
+        started + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+    scenario_ = &s;
+
+    // 1-2: pinned jobs and service reservations on the base grid.
+    BlockGrid base(s.cluster, s.horizon_steps);
+    std::vector<std::vector<int>> free(s.cluster.groups.size());
+    for (size_t g = 0; g < free.size(); ++g) {
+      free[g].assign(s.horizon_steps, s.cluster.group_gpus(static_cast<int>(g)));
+    }
+    for (const Job& job : s.jobs) {
+      if (!job.running) continue;
+      const Shape& shape = job.shapes.front();
+      const int end = job.running->start_step + shape.duration_steps;
+      base.Occupy(job.running->first_gpu, shape.gpus, 0, end);
+      const int g = s.cluster.group_of(job.running->first_gpu);
+      for (int t = 0; t < std::min(end, s.horizon_steps); ++t) free[g][t] -= shape.gpus;
+    }
+    const ServiceCounts counts = PlanServiceCounts(s, free);
+    for (size_t g = 0; g < free.size(); ++g) {
+      for (int t = 0; t < s.horizon_steps; ++t) {
+        int reserved = 0;
+        for (const auto& per_group : counts) reserved += per_group[g][t];
+        if (reserved > 0) base.Reserve(static_cast<int>(g), t, reserved);
+      }
+    }
+
+    // 3-4: greedy passes.
+    std::vector<int> candidates;
+    for (size_t j = 0; j < s.jobs.size(); ++j) {
+      if (!s.jobs[j].running && s.jobs[j].arrival_step < s.horizon_steps) {
+        candidates.push_back(static_cast<int>(j));
+      }
+    }
+    PassResult best;
+    std::vector<int> best_order;
+    auto consider = [&](const std::vector<int>& order, ShapeRule rule) {
+      PassResult result = RunPass(base, order, rule);
+      if (result.reward > best.reward) {
+        best = std::move(result);
+        best_order = order;
+        return true;
+      }
+      return false;
+    };
+    for (const auto& order : SeedOrders(candidates)) {
+      consider(order, ShapeRule::kMostReward);
+      if (HasAlternativeShapes(candidates)) consider(order, ShapeRule::kEarliestFinish);
+      if (Clock::now() > deadline || IsStopped(options)) break;
+    }
+    const int perturbations = PerturbationBudget(candidates.size());
+    std::mt19937_64 rng(options.seed);
+    for (int k = 0; k < perturbations && candidates.size() > 1; ++k) {
+      if (Clock::now() > deadline || IsStopped(options)) break;
+      std::vector<int> order = best_order;
+      // Move one job to another position, biased towards nearby positions.
+      const size_t n = order.size();
+      const size_t from = rng() % n;
+      const size_t window = std::max<size_t>(2, n / 4);
+      const long long shift = static_cast<long long>(rng() % (2 * window + 1)) -
+                              static_cast<long long>(window);
+      const size_t to = static_cast<size_t>(
+          std::clamp<long long>(static_cast<long long>(from) + shift, 0, static_cast<long long>(n) - 1));
+      const int job = order[from];
+      order.erase(order.begin() + static_cast<long>(from));
+      order.insert(order.begin() + static_cast<long>(to), job);
+      const ShapeRule rule = (rng() % 4 == 0) ? ShapeRule::kEarliestFinish : ShapeRule::kMostReward;
+      consider(order, rule);
+    }
+
+    // Assemble the plan.
+    Plan plan = MakeEmptyPlan(s, name());
+    const int total = s.cluster.total_gpus();
+    std::vector<char> job_busy(static_cast<size_t>(total) * s.horizon_steps, 0);
+    auto mark = [&](int first_gpu, int gpus, int start, int duration) {
+      for (int t = std::max(0, start); t < std::min(s.horizon_steps, start + duration); ++t) {
+        std::fill_n(job_busy.begin() + static_cast<long>(static_cast<size_t>(t) * total + first_gpu),
+                    gpus, 1);
+      }
+    };
+    for (size_t j = 0; j < s.jobs.size(); ++j) {
+      const Job& job = s.jobs[j];
+      JobPlacement& out = plan.jobs[j];
+      if (job.running) {
+        mark(out.first_gpu, out.gpus, *out.start_step, out.duration_steps);
+        continue;
+      }
+      const Placement& p = best.placements.empty() ? Placement{} : best.placements[j];
+      if (p.shape < 0) continue;
+      const Shape& shape = job.shapes[p.shape];
+      out.start_step = p.start_step;
+      out.first_gpu = p.first_gpu;
+      out.gpus = shape.gpus;
+      out.duration_steps = shape.duration_steps;
+      mark(p.first_gpu, shape.gpus, p.start_step, shape.duration_steps);
+    }
+    AssignServiceGpus(s, counts, job_busy, plan);
+    if (options.explain) plan.explanations = ExplainPlan(s, plan);
+    FinishPlan(s, started, plan);
+    return plan;
+  }
+
+ private:
+  static bool IsStopped(const PolicyOptions& options) {
+    return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+  }
+
+  bool HasAlternativeShapes(const std::vector<int>& candidates) const {
+    return std::any_of(candidates.begin(), candidates.end(),
+                       [&](int j) { return scenario_->jobs[j].shapes.size() > 1; });
+  }
+
+  // Perturbation passes: many on small instances (where a pass costs microseconds), few on large.
+  static int PerturbationBudget(size_t jobs) {
+    if (jobs <= 1) return 0;
+    return static_cast<int>(std::clamp<size_t>(6000 / jobs, 2, 200));
+  }
+
+  double Reward(const Job& job, const Shape& shape, int start) const {
+    const Scenario& s = *scenario_;
+    const int end = std::min(s.horizon_steps, start + shape.duration_steps);
+    const double steps = end - start;
+    const double step_sum = (static_cast<double>(start) + end - 1) * steps / 2.0;
+    return job.priority * shape.gpus *
+           (steps - s.objective.time_decay * step_sum / s.horizon_steps);
+  }
+
+  // Deterministic starting orders; all put higher priority first, they differ in what breaks ties.
+  std::vector<std::vector<int>> SeedOrders(const std::vector<int>& candidates) const {
+    const auto& jobs = scenario_->jobs;
+    auto area = [&](int j) {
+      const Shape& shape = jobs[j].shapes.front();
+      return static_cast<long long>(shape.gpus) * shape.duration_steps;
+    };
+    auto by = [&](auto key_less) {
+      std::vector<int> order = candidates;
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        if (jobs[a].priority != jobs[b].priority) return jobs[a].priority > jobs[b].priority;
+        return key_less(a, b);
+      });
+      return order;
+    };
+    std::vector<std::vector<int>> orders;
+    // Big rocks first: the hardest blocks to fit go in while the grid is emptiest.
+    orders.push_back(by([&](int a, int b) {
+      if (area(a) != area(b)) return area(a) > area(b);
+      return jobs[a].arrival_step < jobs[b].arrival_step;
+    }));
+    // Earliest arrival first, then small first: more jobs finish early, decayed reward is kept.
+    orders.push_back(by([&](int a, int b) {
+      if (jobs[a].arrival_step != jobs[b].arrival_step) {
+        return jobs[a].arrival_step < jobs[b].arrival_step;
+      }
+      return area(a) < area(b);
+    }));
+    // Widest first (fragmentation), then longest.
+    orders.push_back(by([&](int a, int b) {
+      const Shape& sa = jobs[a].shapes.front();
+      const Shape& sb = jobs[b].shapes.front();
+      if (sa.gpus != sb.gpus) return sa.gpus > sb.gpus;
+      return sa.duration_steps > sb.duration_steps;
+    }));
+    // Reward density regardless of priority ties: priority x GPUs inside the horizon.
+    std::vector<int> density = candidates;
+    std::stable_sort(density.begin(), density.end(), [&](int a, int b) {
+      return jobs[a].priority * jobs[a].shapes.front().gpus >
+             jobs[b].priority * jobs[b].shapes.front().gpus;
+    });
+    orders.push_back(std::move(density));
+    return orders;
+  }
+
+  PassResult RunPass(const BlockGrid& base, const std::vector<int>& order, ShapeRule rule) const {
+    const Scenario& s = *scenario_;
+    BlockGrid grid = base;
+    PassResult result;
+    result.reward = 0;
+    result.placements.assign(s.jobs.size(), Placement{});
+    for (int j : order) {
+      const Job& job = s.jobs[j];
+      Placement chosen;
+      double chosen_reward = -1;
+      int chosen_finish = 0;
+      for (size_t k = 0; k < job.shapes.size(); ++k) {
+        const Shape& shape = job.shapes[k];
+        const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
+                                             std::max(0, job.arrival_step));
+        if (!found) continue;
+        const double reward = Reward(job, shape, found->start_step);
+        const int finish = found->start_step + shape.duration_steps;
+        const bool better =
+            chosen.shape < 0 ||
+            (rule == ShapeRule::kMostReward
+                 ? reward > chosen_reward
+                 : (finish < chosen_finish || (finish == chosen_finish && reward > chosen_reward)));
+        if (better) {
+          chosen = Placement{static_cast<int>(k), found->first_gpu, found->start_step};
+          chosen_reward = reward;
+          chosen_finish = finish;
+        }
+      }
+      if (chosen.shape < 0) continue;
+      const Shape& shape = job.shapes[chosen.shape];
+      grid.Occupy(chosen.first_gpu, shape.gpus, chosen.start_step,
+                  chosen.start_step + shape.duration_steps);
+      result.reward += chosen_reward;
+      result.placements[j] = chosen;
+    }
+    return result;
+  }
+
+  const Scenario* scenario_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> MakeFastPolicy() { return std::make_unique<FastPolicy>(); }
+
+}  // namespace ordo::policy

@@ -1,0 +1,143 @@
+#include "ordo/policy/fast/fast_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
+#include "ordo/core/validate.h"
+#include "tests/support/builders.h"
+#include "tests/support/random_scenario.h"
+
+namespace ordo::policy {
+namespace {
+
+using testing::ExpectLegal;
+using testing::FindJob;
+using testing::FindService;
+using testing::MakeJob;
+using testing::MakeService;
+using testing::ScenarioBuilder;
+
+Plan SolveFast(const Scenario& s, uint64_t seed = 1) {
+  EXPECT_TRUE(ValidateScenario(s).has_value()) << ValidateScenario(s).error().ToString();
+  PolicyOptions options;
+  options.seed = seed;
+  options.time_limit_s = 60;  // never the binding limit in these tests: results stay deterministic
+  auto plan = MakeFastPolicy()->Solve(s, options);
+  EXPECT_TRUE(plan.has_value());
+  ExpectLegal(s, *plan);
+  return *plan;
+}
+
+std::vector<int> Counts(const ServiceAllocation& a) {
+  std::vector<int> counts;
+  for (const auto& ids : a.gpus) counts.push_back(static_cast<int>(ids.size()));
+  return counts;
+}
+
+TEST(FastPolicyTest, ServiceRampsUpAheadOfItsPeakWithinTheChurnLimit) {
+  const Scenario s = ScenarioBuilder("ramp").Steps(6).Group("a", 1, 8)
+                         .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 6, 6, 2})
+                                      .Churn(2).Current(2))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(Counts(*FindService(plan, "chat")), (std::vector<int>{2, 2, 4, 6, 6, 4}));
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
+}
+
+TEST(FastPolicyTest, ServiceCurveNotPeakReservationLeavesTroughsToBatch) {
+  // FIFO would reserve the peak (6) all day; fast mode gives the trough to the 4-GPU job.
+  const Scenario s = ScenarioBuilder("trough").Steps(8).Group("a", 1, 8)
+                         .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 2, 6, 6, 6, 6}))
+                         .Job(MakeJob("batch").Gpus(4).Duration(4).Priority(3))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  ASSERT_TRUE(FindJob(plan, "batch")->started());
+  EXPECT_EQ(*FindJob(plan, "batch")->start_step, 0);
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
+}
+
+TEST(FastPolicyTest, ShortfallFallsOnTheLowestPriorityService) {
+  const Scenario s = ScenarioBuilder("short").Steps(2).Group("a", 1, 4)
+                         .Service(MakeService("low").Priority(1).Demand({3, 3}))
+                         .Service(MakeService("high").Priority(9).Demand({3, 3}))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(Counts(*FindService(plan, "high")), (std::vector<int>{3, 3}));
+  EXPECT_EQ(Counts(*FindService(plan, "low")), (std::vector<int>{1, 1}));
+}
+
+TEST(FastPolicyTest, HighPriorityArrivingLaterIsNotBlockedByLowPriorityWork) {
+  // FIFO starts "low" (8 GPUs, 10 steps) at 0 and "high" waits until 10. Fast mode plans the
+  // horizon: "high" runs at its arrival (2), "low" where it does not block it.
+  const Scenario s = ScenarioBuilder("order").Steps(12).Group("a", 1, 8)
+                         .Job(MakeJob("low").Gpus(8).Duration(10).Priority(1))
+                         .Job(MakeJob("high").Gpus(8).Duration(4).Priority(10).Arrival(2))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(*FindJob(plan, "high")->start_step, 2);
+}
+
+TEST(FastPolicyTest, RunningJobsStayWhereTheyAre) {
+  const Scenario s = ScenarioBuilder("run").Steps(6).Group("a", 1, 8)
+                         .Job(MakeJob("r").Gpus(4).Duration(5).Priority(1).Running(-2, 4))
+                         .Job(MakeJob("n").Gpus(4).Duration(2).Priority(5))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(FindJob(plan, "r")->first_gpu, 4);
+  EXPECT_EQ(*FindJob(plan, "r")->start_step, -2);
+  EXPECT_EQ(FindJob(plan, "n")->first_gpu, 0);
+}
+
+TEST(FastPolicyTest, PicksTheShapeWithMoreReward) {
+  const Scenario s =
+      ScenarioBuilder("shapes").Steps(4).Group("a", 1, 8)
+          .Job(MakeJob("q").Shapes({{1, 2}, {8, 4}}).Priority(2))
+          .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(FindJob(plan, "q")->gpus, 8);
+}
+
+TEST(FastPolicyTest, ExplainsWhyAJobWaits) {
+  const Scenario s = ScenarioBuilder("why").Steps(10).Group("a", 1, 8)
+                         .Job(MakeJob("big").Gpus(8).Duration(5).Priority(9))
+                         .Job(MakeJob("small").Gpus(4).Duration(2).Priority(1))
+                         .Job(MakeJob("later").Gpus(1).Duration(1).Priority(1).Arrival(7))
+                         .Build();
+  PolicyOptions options;
+  options.explain = true;
+  const Plan plan = *MakeFastPolicy()->Solve(s, options);
+  ASSERT_EQ(plan.explanations.size(), 2u);
+  EXPECT_EQ(plan.explanations[0].id, "small");
+  EXPECT_EQ(plan.explanations[0].reason, WaitReason::kBlockedByJob);
+  EXPECT_EQ(plan.explanations[0].blocking_id, "big");
+  EXPECT_EQ(plan.explanations[0].planned_start, 5);
+  EXPECT_EQ(plan.explanations[1].reason, WaitReason::kNotArrived);
+}
+
+TEST(FastPolicyTest, RandomScenariosGiveLegalDeterministicPlans) {
+  for (uint64_t seed = 1; seed <= 1000; ++seed) {
+    testing::RandomScenarioOptions options;
+    options.contended = seed % 3 == 0;
+    const Scenario s = testing::RandomScenario(seed, options);
+    const Plan a = SolveFast(s, seed);
+    const Plan b = SolveFast(s, seed);
+    ASSERT_EQ(a.jobs.size(), b.jobs.size());
+    for (size_t j = 0; j < a.jobs.size(); ++j) {
+      ASSERT_EQ(a.jobs[j].start_step, b.jobs[j].start_step) << "seed " << seed;
+      ASSERT_EQ(a.jobs[j].first_gpu, b.jobs[j].first_gpu) << "seed " << seed;
+    }
+    for (size_t i = 0; i < a.services.size(); ++i) {
+      ASSERT_EQ(a.services[i].gpus, b.services[i].gpus) << "seed " << seed;
+    }
+    const Metrics m = ComputeMetrics(s, a);
+    EXPECT_DOUBLE_EQ(m.objective, a.metrics.objective) << "seed " << seed;
+    if (::testing::Test::HasFailure()) {
+      ADD_FAILURE() << "first failing seed " << seed;
+      return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ordo::policy
