@@ -1,6 +1,7 @@
 #include "ordo/policy/fast/block_grid.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 
@@ -10,6 +11,9 @@ namespace ordo::policy {
 namespace {
 
 int Log2(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power_of_two)); }
+// Candidates at the best start examined for a tighter fit before the search settles.
+constexpr int kMaxTies = 8;
+
 int LevelOf(int node, int height) { return height - (31 - std::countl_zero(static_cast<unsigned>(node))); }
 
 }  // namespace
@@ -70,23 +74,35 @@ void BlockGrid::SetInterval(uint64_t* mask, int from, int to) const {
 }
 
 // Smallest s in [from, horizon) with no bit of (a | b) in [s, min(s + duration, horizon)), or -1.
+// A start at or before the last conflicting step of a window overlaps it, so the search jumps past
+// the window's last conflict.
 int BlockGrid::EarliestStart(const uint64_t* a, const uint64_t* b, int duration, int from) const {
   int s = std::max(from, 0);
+  if (words_ == 1) {
+    const uint64_t mask = a[0] | b[0];
+    while (s < horizon_) {
+      const int end = std::min(horizon_, s + duration);
+      const int span = end - s;
+      const uint64_t window = (span == 64 ? ~uint64_t{0} : ((uint64_t{1} << span) - 1)) << s;
+      const uint64_t hit = mask & window;
+      if (hit == 0) return s;
+      s = 64 - std::countl_zero(hit);
+    }
+    return -1;
+  }
   while (s < horizon_) {
     const int end = std::min(horizon_, s + duration);
-    int conflict = -1;
-    for (int t = s; t < end && conflict < 0;) {
+    int last_conflict = -1;
+    for (int t = s; t < end;) {
       const int w = t / 64, bit = t % 64;
       const int span = std::min(64 - bit, end - t);
       const uint64_t bits = (span == 64 ? ~uint64_t{0} : ((uint64_t{1} << span) - 1)) << bit;
       const uint64_t hit = (a[w] | b[w]) & bits;
-      if (hit) conflict = w * 64 + std::countr_zero(hit);
+      if (hit) last_conflict = w * 64 + 63 - std::countl_zero(hit);
       t += span;
     }
-    if (conflict < 0) return s;
-    // Every start up to the conflict overlaps it; the last conflicting step in the window could
-    // skip further, but the first is enough and keeps this simple.
-    s = conflict + 1;
+    if (last_conflict < 0) return s;
+    s = last_conflict + 1;
   }
   return -1;
 }
@@ -98,7 +114,10 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
   int best_start = std::numeric_limits<int>::max();
   int best_fit = std::numeric_limits<int>::max();
   int best_gpu = -1;
-  std::vector<int> stack;
+  // Depth-first stack: at most one pending right sibling per level, plus the node in hand.
+  std::array<int, 2 * 32 + 2> stack{};
+  int top = 0;
+  int ties = 0;  // candidates seen at the current best start
   for (const Tree& tree : trees_) {
     if (level > tree.height || gpus > tree.size) continue;
     if (!req.Matches(cluster_->groups[tree.group])) continue;
@@ -113,15 +132,17 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
       }
       return l;
     };
-    stack.assign(1, 1);
-    while (!stack.empty()) {
-      const int node = stack.back();
-      stack.pop_back();
+    top = 0;
+    stack[top++] = 1;
+    while (top > 0) {
+      const int node = stack[--top];
       const int node_level = LevelOf(node, tree.height);
       const int bound = EarliestStart(Mask(tree, level, node), low_slack, duration_steps,
                                       earliest_start);
       if (bound < 0 || bound > best_start) continue;
-      if (bound == best_start && best_fit == level) continue;  // nothing fits tighter than exact
+      // Among blocks free at the best start, a tighter fit is worth a bounded search only: nothing
+      // fits tighter than exact, and past kMaxTies candidates the gain is not worth the time.
+      if (bound == best_start && (best_fit == level || ties >= kMaxTies)) continue;
       const int end = std::min(horizon_, bound + duration_steps);
       // A node wholly free at its bound: its leftmost block is as good as any block inside it.
       const bool wholly_free = IntervalClear(Mask(tree, node_level, node), bound, end);
@@ -131,6 +152,7 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
         const int score = fit(node, bound);
         const int first_gpu =
             tree.first_gpu + (block - (1 << (tree.height - level))) * (1 << level);
+        ties = bound < best_start ? 1 : ties + 1;
         if (bound < best_start || (bound == best_start && score < best_fit)) {
           best_start = bound;
           best_fit = score;
@@ -138,8 +160,8 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
         }
         continue;
       }
-      stack.push_back(2 * node + 1);  // right after left: a stack pops left first
-      stack.push_back(2 * node);
+      stack[top++] = 2 * node + 1;  // right after left: the stack pops left first
+      stack[top++] = 2 * node;
     }
   }
   if (best_gpu < 0) return std::nullopt;
