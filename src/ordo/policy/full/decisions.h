@@ -1,0 +1,56 @@
+// Full mode's working form of a plan: where each job runs and how many GPUs each service holds in
+// each node group at each step. Service GPUs are fungible inside a group, so ids are handed out
+// only at the end (Realize), sticky between steps.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ordo/core/plan.h"
+#include "ordo/core/scenario.h"
+
+namespace ordo::policy::full {
+
+/// A started job: which of its shapes, when, where.
+struct Placement {
+  int shape = 0;  // index into Job::shapes
+  int start = 0;
+  int first_gpu = 0;
+  friend bool operator==(const Placement&, const Placement&) = default;
+};
+
+struct Decisions {
+  /// Indexed like Scenario::jobs. Running jobs are always nullopt (they keep their block).
+  std::vector<std::optional<Placement>> jobs;
+  /// [service][group][step]: GPUs the service holds in that node group (0 for groups it does not
+  /// match).
+  std::vector<std::vector<std::vector<int>>> service_gpus;
+};
+
+/// Decisions with no job started and every service count 0.
+Decisions EmptyDecisions(const Scenario& scenario);
+
+/// Reads a legal plan back into decisions (shapes by their gpus and duration; services counted per
+/// group). Jobs whose placement matches none of their shapes stay unstarted.
+Decisions DecisionsFromPlan(const Scenario& scenario, const Plan& plan);
+
+/// The planning objective of the decisions (batch rewards inside the horizon, running jobs
+/// included, minus unmet penalties), as ComputeObjective would compute it on the realised plan.
+double DecisionsObjective(const Scenario& scenario, const Decisions& decisions);
+
+/// Reward of one job running `shape` from `start`: priority * gpus * sum over the steps it runs
+/// inside the horizon of (1 - alpha t / T).
+double PlacementReward(const Scenario& scenario, const Job& job, const Shape& shape, int start);
+
+/// GPU-steps (inside the horizon) held by batch work: running jobs, plus the placed jobs of
+/// `decisions` unless `decisions` is null. Indexed [gpu * T + step]; 1 = held.
+std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* decisions,
+                                    const std::vector<char>* skip_jobs = nullptr);
+
+/// The plan of the decisions, in scenario order, with concrete service GPU ids: at each step and
+/// group a service first keeps the ids it held at the step before, then takes free ones from the
+/// highest id down. Metrics are not filled. The decisions must fit (counts within the free GPUs).
+Plan Realize(const Scenario& scenario, const Decisions& decisions, std::string_view policy_name);
+
+}  // namespace ordo::policy::full

@@ -1,0 +1,158 @@
+#include "ordo/policy/full/greedy_start.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ordo/core/validate.h"
+
+namespace ordo::policy::full {
+
+std::vector<std::vector<std::vector<int>>> GreedyServiceCounts(
+    const Scenario& scenario, const std::vector<uint8_t>& blocked) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  const int groups = static_cast<int>(cluster.groups.size());
+  const int services = static_cast<int>(scenario.services.size());
+  std::vector<std::vector<int>> free(groups, std::vector<int>(steps, 0));
+  for (int g = 0; g < groups; ++g) {
+    const int first = cluster.group_first_gpu(g);
+    for (int gpu = first; gpu < first + cluster.group_gpus(g); ++gpu) {
+      for (int t = 0; t < steps; ++t) free[g][t] += blocked[static_cast<size_t>(gpu) * steps + t] == 0;
+    }
+  }
+  std::vector<std::vector<std::vector<int>>> counts(
+      services, std::vector<std::vector<int>>(groups, std::vector<int>(steps, 0)));
+  const auto take = [&](int s, int t, int want) {
+    for (int g = 0; g < groups && want > 0; ++g) {
+      if (!scenario.services[s].requirement.Matches(cluster.groups[g])) continue;
+      const int got = std::min(want, free[g][t]);
+      counts[s][g][t] += got;
+      free[g][t] -= got;
+      want -= got;
+    }
+  };
+  const auto total = [&](int s, int t) {
+    int sum = 0;
+    for (int g = 0; g < groups; ++g) sum += counts[s][g][t];
+    return sum;
+  };
+  std::vector<std::vector<int>> floors(services), ceilings(services);
+  for (int s = 0; s < services; ++s) {
+    floors[s] = ServiceFloor(scenario, s);
+    ceilings[s] = ServiceCeiling(scenario, s);
+    for (int t = 0; t < steps; ++t) take(s, t, std::max(scenario.services[s].min_gpus, floors[s][t]));
+  }
+  std::vector<int> order(services);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return scenario.services[a].priority > scenario.services[b].priority;
+  });
+  for (int s : order) {
+    const Service& service = scenario.services[s];
+    const int c = service.max_change_per_step.value_or(Limits::kMaxGpus);
+    // The smallest curve that covers demand and can ramp: up before a peak (backward pass), down
+    // no faster than the limit after it (forward pass).
+    std::vector<int> target(steps);
+    for (int t = 0; t < steps; ++t) {
+      target[t] = std::clamp(service.demand[t], std::max(service.min_gpus, floors[s][t]),
+                             std::min(service.max_gpus, ceilings[s][t]));
+    }
+    for (int t = steps - 2; t >= 0; --t) target[t] = std::max(target[t], target[t + 1] - c);
+    for (int t = 1; t < steps; ++t) target[t] = std::max(target[t], target[t - 1] - c);
+    for (int t = 0; t < steps; ++t) take(s, t, target[t] - total(s, t));
+    // Capacity may have cut the curve; lower it until every step obeys the limit again (lowering
+    // never breaks capacity, and the floors themselves obey the limit).
+    std::vector<int> r(steps);
+    for (int t = 0; t < steps; ++t) r[t] = total(s, t);
+    if (service.max_change_per_step) {
+      for (int t = 0; t < steps; ++t) {
+        const long long before = t > 0 ? r[t - 1] : service.current_gpus.value_or(Limits::kMaxGpus);
+        r[t] = static_cast<int>(std::min<long long>(r[t], before + c));
+      }
+      for (int t = steps - 2; t >= 0; --t) r[t] = std::min(r[t], r[t + 1] + c);
+    }
+    for (int t = 0; t < steps; ++t) {
+      int excess = total(s, t) - r[t];
+      for (int g = groups - 1; g >= 0 && excess > 0; --g) {
+        const int back = std::min(excess, counts[s][g][t]);
+        counts[s][g][t] -= back;
+        free[g][t] += back;
+        excess -= back;
+      }
+    }
+  }
+  return counts;
+}
+
+Decisions GreedyDecisions(const Scenario& scenario) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  Decisions d = EmptyDecisions(scenario);
+  std::vector<uint8_t> busy = BatchOccupancy(scenario, nullptr);
+  d.service_gpus = GreedyServiceCounts(scenario, busy);
+  // Services take the highest free ids of each group at each step; batch packs from the bottom.
+  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
+    const int first = cluster.group_first_gpu(g);
+    for (int t = 0; t < steps; ++t) {
+      int want = 0;
+      for (const auto& per_service : d.service_gpus) want += per_service[g][t];
+      for (int gpu = first + cluster.group_gpus(g) - 1; gpu >= first && want > 0; --gpu) {
+        uint8_t& cell = busy[static_cast<size_t>(gpu) * steps + t];
+        if (cell == 0) {
+          cell = 1;
+          --want;
+        }
+      }
+    }
+  }
+  const auto free = [&](int first_gpu, int gpus, int from, int to) {
+    for (int gpu = first_gpu; gpu < first_gpu + gpus; ++gpu) {
+      const uint8_t* row = &busy[static_cast<size_t>(gpu) * steps];
+      for (int t = from; t < to; ++t) {
+        if (row[t] != 0) return false;
+      }
+    }
+    return true;
+  };
+  std::vector<int> order;
+  for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
+    if (!scenario.jobs[j].running) order.push_back(j);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const Job& x = scenario.jobs[a];
+    const Job& y = scenario.jobs[b];
+    if (x.priority != y.priority) return x.priority > y.priority;
+    return x.arrival_step < y.arrival_step;
+  });
+  for (int j : order) {
+    const Job& job = scenario.jobs[j];
+    std::optional<Placement> best;
+    double best_reward = 0;
+    for (int k = 0; k < static_cast<int>(job.shapes.size()); ++k) {
+      const Shape& shape = job.shapes[k];
+      bool placed = false;
+      for (int s = std::max(0, job.arrival_step); s < steps && !placed; ++s) {
+        const int to = std::min(steps, s + shape.duration_steps);
+        cluster.ForEachBlock(shape.gpus, job.requirement, [&](int first_gpu) {
+          if (placed || !free(first_gpu, shape.gpus, s, to)) return;
+          placed = true;
+          const double reward = PlacementReward(scenario, job, shape, s);
+          if (!best || reward > best_reward) {
+            best = Placement{k, s, first_gpu};
+            best_reward = reward;
+          }
+        });
+      }
+    }
+    if (!best) continue;
+    d.jobs[j] = best;
+    const Shape& shape = job.shapes[best->shape];
+    const int to = std::min(steps, best->start + shape.duration_steps);
+    for (int gpu = best->first_gpu; gpu < best->first_gpu + shape.gpus; ++gpu) {
+      for (int t = best->start; t < to; ++t) busy[static_cast<size_t>(gpu) * steps + t] = 1;
+    }
+  }
+  return d;
+}
+
+}  // namespace ordo::policy::full

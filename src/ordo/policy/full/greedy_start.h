@@ -1,0 +1,22 @@
+// A simple greedy plan, full mode's fallback warm start beside fast mode's plan (the better of the
+// two starts the search): services first as curves that cover demand and obey the churn limit,
+// then jobs by priority, each at its earliest start on the lowest free aligned block, in the shape
+// that earns the most. Cost O(jobs * shapes * T * G) in the worst case; microseconds on small
+// instances.
+#pragma once
+
+#include "ordo/core/scenario.h"
+#include "ordo/policy/full/decisions.h"
+
+namespace ordo::policy::full {
+
+/// Legal decisions for a scenario that passed ValidateScenario.
+Decisions GreedyDecisions(const Scenario& scenario);
+
+/// Per-service GPU counts per group and step that obey rules 2 and 4 and fit beside `blocked`
+/// (GPU-steps held by batch work, [gpu * T + step]): every service's floor first, then, by
+/// priority, as much of its demand curve as fits.
+std::vector<std::vector<std::vector<int>>> GreedyServiceCounts(const Scenario& scenario,
+                                                               const std::vector<uint8_t>& blocked);
+
+}  // namespace ordo::policy::full

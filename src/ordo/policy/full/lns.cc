@@ -1,0 +1,202 @@
+#include "ordo/policy/full/lns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "ordo/policy/full/pattern_model.h"
+
+namespace ordo::policy::full {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// splitmix64: the same sequence on every platform and standard library.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  int Uniform(int lo, int hi) {  // inclusive
+    return lo + static_cast<int>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
+  double Real() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+ private:
+  uint64_t state_;
+};
+
+bool JobFitsGroup(const Scenario& scenario, const Job& job, int group, int region_gpus) {
+  const NodeGroup& g = scenario.cluster.groups[group];
+  if (!job.requirement.Matches(g)) return false;
+  for (const Shape& shape : job.shapes) {
+    if (shape.gpus <= region_gpus && shape.gpus <= scenario.cluster.group_gpus(group) &&
+        (shape.gpus <= g.gpus_per_node || shape.gpus % g.gpus_per_node == 0)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBackend& backend,
+                       const LnsOptions& options, LnsStats* stats) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  const int groups = static_cast<int>(cluster.groups.size());
+  double best_objective = DecisionsObjective(scenario, best);
+  LnsStats local;
+  local.start_objective = best_objective;
+
+  // Groups where some job could run, weighted by size.
+  std::vector<int> candidates;
+  std::vector<double> weight;
+  for (int g = 0; g < groups; ++g) {
+    for (const Job& job : scenario.jobs) {
+      if (!job.running && JobFitsGroup(scenario, job, g, cluster.group_gpus(g))) {
+        candidates.push_back(g);
+        weight.push_back(cluster.group_gpus(g));
+        break;
+      }
+    }
+  }
+  Rng rng(options.seed);
+  // The neighbourhood's area (GPUs x start steps) and column budget adapt: grow after a proof,
+  // shrink after a sub-solve stopped by its limits.
+  double area = 512;
+  double target = std::max(100, options.target_columns);
+  const auto stopped = [&] {
+    return Clock::now() >= options.deadline ||
+           (options.stop != nullptr && options.stop->load(std::memory_order_relaxed));
+  };
+  for (int iteration = 0; !candidates.empty(); ++iteration) {
+    if (options.max_iterations >= 0 && iteration >= options.max_iterations) break;
+    if (stopped()) break;
+    ++local.iterations;
+
+    // 1. Where: a group, an aligned range of it, a window of start steps.
+    double pick = rng.Real() * std::accumulate(weight.begin(), weight.end(), 0.0);
+    int g = candidates.back();
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if ((pick -= weight[i]) < 0) {
+        g = candidates[i];
+        break;
+      }
+    }
+    const int size = cluster.group_gpus(g);
+    std::vector<int> region_sizes;
+    for (int r = 1; r < size; r *= 2) {
+      if (area / r >= 1 && area / r <= 4.0 * steps) region_sizes.push_back(r);
+    }
+    if (area / size <= 4.0 * steps) region_sizes.push_back(size);
+    if (region_sizes.empty()) region_sizes.push_back(size);
+    const int region = region_sizes[rng.Uniform(0, static_cast<int>(region_sizes.size()) - 1)];
+    const int slots = (size + region - 1) / region;
+    const int offset = rng.Uniform(0, slots - 1) * region;
+    Window window;
+    window.first_gpu = cluster.group_first_gpu(g) + offset;
+    window.end_gpu = cluster.group_first_gpu(g) + std::min(size, offset + region);
+    const int length = std::clamp(static_cast<int>(std::lround(area / region)), 1, steps);
+    window.first_start = rng.Uniform(0, steps - length);
+    window.end_start = window.first_start + length;
+
+    // 2. Who: the jobs placed there, then unstarted jobs that could run there, in a random order
+    // that favours priority, while the pattern count stays within the budget.
+    std::vector<int> movers, waiting;
+    for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
+      const Job& job = scenario.jobs[j];
+      if (job.running) continue;
+      if (best.jobs[j]) {
+        const Placement& p = *best.jobs[j];
+        const int gpus = job.shapes[p.shape].gpus;
+        if (p.first_gpu >= window.first_gpu && p.first_gpu + gpus <= window.end_gpu &&
+            p.start >= window.first_start && p.start < window.end_start) {
+          movers.push_back(j);
+        }
+      } else if (job.arrival_step < window.end_start &&
+                 JobFitsGroup(scenario, job, g, window.end_gpu - window.first_gpu)) {
+        waiting.push_back(j);
+      }
+    }
+    std::vector<std::pair<double, int>> keyed;
+    for (int j : waiting) {
+      keyed.emplace_back(-std::log(std::max(1e-300, rng.Real())) / scenario.jobs[j].priority, j);
+    }
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<char> freed(scenario.jobs.size(), 0);
+    for (int j : movers) freed[j] = 1;
+    const std::vector<uint8_t> loose = BatchOccupancy(scenario, &best, &freed);
+    window.jobs.clear();
+    int64_t columns = 0;
+    const auto try_add = [&](int j) {
+      Window one = window;
+      one.jobs = {j};
+      const int64_t n = CountPatterns(scenario, one, loose, static_cast<int64_t>(target));
+      if (columns + n > target) return;
+      columns += n;
+      window.jobs.push_back(j);
+    };
+    for (int j : movers) try_add(j);
+    for (const auto& [key, j] : keyed) try_add(j);
+    if (window.jobs.empty() || columns == 0) {
+      area = std::max(16.0, area / 2);
+      continue;
+    }
+
+    // 3. The sub-MILP: movers left out stay fixed.
+    std::fill(freed.begin(), freed.end(), 0);
+    for (int j : window.jobs) freed[j] = 1;
+    const std::vector<uint8_t> blocked = BatchOccupancy(scenario, &best, &freed);
+    double fixed_reward = 0;
+    for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
+      const Job& job = scenario.jobs[j];
+      if (job.running) {
+        fixed_reward += PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
+      } else if (best.jobs[j] && !freed[j]) {
+        fixed_reward += PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
+                                        best.jobs[j]->start);
+      }
+    }
+    const PatternModel model(scenario, window, blocked, fixed_reward);
+    solver::SolveParams params;
+    params.mip_start = model.ToColumns(best);
+    params.max_nodes = options.nodes_per_solve;
+    params.relative_gap = 1e-6;
+    params.seed = static_cast<int>(options.seed % 1000003) + iteration;
+    params.stop = options.stop;
+    params.time_limit_s = std::min(
+        options.seconds_per_solve,
+        std::chrono::duration<double>(options.deadline - Clock::now()).count());
+    if (params.time_limit_s <= 0) break;
+    auto result = backend.Solve(model.milp(), params);
+    if (!result) continue;
+    if (result->status == solver::ModelStatus::kOptimal) {
+      area = std::min(area * 1.25, 1e6);
+      target = std::min(target * 1.1, 4.0 * options.target_columns);
+    } else {
+      area = std::max(16.0, area * 0.7);
+      target = std::max(200.0, target * 0.8);
+    }
+    if (!solver::HasSolution(result->status)) continue;
+    Decisions candidate = best;
+    model.Apply(result->solution, candidate);
+    const double objective = DecisionsObjective(scenario, candidate);
+    if (objective > best_objective + 1e-9 * std::max(1.0, std::abs(best_objective))) {
+      best = std::move(candidate);
+      best_objective = objective;
+      ++local.improvements;
+    }
+  }
+  local.objective = best_objective;
+  if (stats != nullptr) *stats = local;
+  return best;
+}
+
+}  // namespace ordo::policy::full

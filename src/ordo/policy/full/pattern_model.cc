@@ -1,0 +1,335 @@
+#include "ordo/policy/full/pattern_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ordo/core/assert.h"
+#include "ordo/core/validate.h"
+
+namespace ordo::policy::full {
+namespace {
+
+using solver::kInfinity;
+using solver::Term;
+
+/// Per GPU, prefix counts of blocked steps: a block is free over [from, to) in O(gpus).
+class BlockedIndex {
+ public:
+  BlockedIndex(const Scenario& scenario, const std::vector<uint8_t>& blocked)
+      : steps_(scenario.horizon_steps),
+        prefix_(static_cast<size_t>(scenario.cluster.total_gpus()) * (steps_ + 1), 0) {
+    for (int g = 0; g < scenario.cluster.total_gpus(); ++g) {
+      int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
+      const uint8_t* held = &blocked[static_cast<size_t>(g) * steps_];
+      for (int t = 0; t < steps_; ++t) row[t + 1] = row[t] + (held[t] != 0 ? 1 : 0);
+    }
+  }
+  [[nodiscard]] bool Free(int first_gpu, int gpus, int from, int to) const {
+    for (int g = first_gpu; g < first_gpu + gpus; ++g) {
+      const int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
+      if (row[to] != row[from]) return false;
+    }
+    return true;
+  }
+
+ private:
+  int steps_;
+  std::vector<int32_t> prefix_;
+};
+
+/// Calls fn(shape, start, first_gpu) for every legal pattern of job j inside the window; stops
+/// early when fn returns false (and then returns false).
+template <typename Fn>
+bool ForEachJobPattern(const Scenario& scenario, const Window& window, const BlockedIndex& index,
+                       int j, Fn&& fn) {
+  const int steps = scenario.horizon_steps;
+  const Job& job = scenario.jobs[j];
+  ORDO_ASSERT(!job.running);
+  const int first_start = std::max({job.arrival_step, 0, window.first_start});
+  const int end_start = std::min(steps, window.end_start);
+  bool go_on = true;
+  for (int k = 0; k < static_cast<int>(job.shapes.size()) && go_on; ++k) {
+    const Shape& shape = job.shapes[k];
+    scenario.cluster.ForEachBlock(shape.gpus, job.requirement, [&](int first_gpu) {
+      if (!go_on || first_gpu < window.first_gpu || first_gpu + shape.gpus > window.end_gpu) {
+        return;
+      }
+      for (int s = first_start; s < end_start && go_on; ++s) {
+        if (index.Free(first_gpu, shape.gpus, s, std::min(steps, s + shape.duration_steps))) {
+          go_on = fn(k, s, first_gpu);
+        }
+      }
+    });
+  }
+  return go_on;
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vector<uint8_t>& blocked) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  const int groups = static_cast<int>(cluster.groups.size());
+  std::vector<std::vector<int>> free(groups, std::vector<int>(steps, 0));
+  for (int g = 0; g < groups; ++g) {
+    const int first = cluster.group_first_gpu(g);
+    for (int gpu = first; gpu < first + cluster.group_gpus(g); ++gpu) {
+      const uint8_t* row = &blocked[static_cast<size_t>(gpu) * steps];
+      for (int t = 0; t < steps; ++t) free[g][t] += row[t] == 0 ? 1 : 0;
+    }
+  }
+  return free;
+}
+
+ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
+                                      const std::vector<std::vector<int>>& free_gpus,
+                                      std::vector<std::vector<std::vector<Term>>> batch_terms,
+                                      bool capacity_everywhere, solver::MilpModel& milp) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  const int groups = static_cast<int>(cluster.groups.size());
+  const int service_count = static_cast<int>(scenario.services.size());
+  ServiceColumns columns;
+  columns.gpus.assign(service_count,
+                      std::vector<std::vector<int>>(groups, std::vector<int>(steps, -1)));
+  columns.unmet.assign(service_count, std::vector<int>(steps, -1));
+  std::vector<char> group_shared(groups, capacity_everywhere ? 1 : 0);
+  std::vector<Term> terms;
+  for (int s = 0; s < service_count; ++s) {
+    const Service& service = scenario.services[s];
+    const std::vector<int> floor = ServiceFloor(scenario, s);
+    const std::vector<int> ceiling = ServiceCeiling(scenario, s);
+    for (int g = 0; g < groups; ++g) {
+      if (!service.requirement.Matches(cluster.groups[g]) || cluster.group_gpus(g) == 0) continue;
+      group_shared[g] = 1;
+      for (int t = 0; t < steps; ++t) {
+        const int upper = std::min({service.max_gpus, ceiling[t], free_gpus[g][t]});
+        columns.gpus[s][g][t] = milp.AddVariable(0, std::max(0, upper), 0, true);
+      }
+    }
+    // Rule 2 (with the floor and ceiling the churn limit imposes from current_gpus) and the unmet
+    // slack u >= demand - R. A penalty multiplier of 0 makes unmet demand free: no slack then.
+    const double penalty = scenario.objective.unmet_penalty_multiplier * service.priority;
+    for (int t = 0; t < steps; ++t) {
+      terms.clear();
+      for (int g = 0; g < groups; ++g) {
+        if (columns.gpus[s][g][t] >= 0) terms.push_back({columns.gpus[s][g][t], 1.0});
+      }
+      const double low = std::max(service.min_gpus, floor[t]);
+      const double high = std::min(service.max_gpus, ceiling[t]);
+      if (!terms.empty()) milp.AddRow(low, high, terms);
+      if (service.demand[t] > 0 && penalty > 0) {
+        const int u = milp.AddVariable(0, service.demand[t], -penalty, false);
+        columns.unmet[s][t] = u;
+        terms.push_back({u, 1.0});
+        milp.AddRow(service.demand[t], solver::kInfinity, terms);
+      }
+    }
+    // Rule 4 between consecutive steps (into step 0 it is in the floor and ceiling).
+    if (service.max_change_per_step) {
+      const double c = *service.max_change_per_step;
+      for (int t = 1; t < steps; ++t) {
+        terms.clear();
+        for (int g = 0; g < groups; ++g) {
+          if (columns.gpus[s][g][t] < 0) continue;
+          terms.push_back({columns.gpus[s][g][t], 1.0});
+          terms.push_back({columns.gpus[s][g][t - 1], -1.0});
+        }
+        if (!terms.empty()) milp.AddRow(-c, c, terms);
+      }
+    }
+  }
+  // Rule 1 in aggregate: batch GPUs + service GPUs <= GPUs of the group free of fixed jobs.
+  for (int g = 0; g < groups; ++g) {
+    if (!group_shared[g]) continue;
+    for (int t = 0; t < steps; ++t) {
+      std::vector<Term>& row = batch_terms[g][t];
+      for (int s = 0; s < service_count; ++s) {
+        if (columns.gpus[s][g][t] >= 0) row.push_back({columns.gpus[s][g][t], 1.0});
+      }
+      // A lone column is already bounded by its own upper bound.
+      if (row.size() < 2 && !capacity_everywhere) continue;
+      if (row.empty()) continue;
+      milp.AddRow(-solver::kInfinity, free_gpus[g][t], row);
+    }
+  }
+  return columns;
+}
+
+Window WholeProblem(const Scenario& scenario) {
+  Window w;
+  for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
+    if (!scenario.jobs[j].running) w.jobs.push_back(j);
+  }
+  w.first_start = 0;
+  w.end_start = scenario.horizon_steps;
+  w.first_gpu = 0;
+  w.end_gpu = scenario.cluster.total_gpus();
+  return w;
+}
+
+int64_t CountPatterns(const Scenario& scenario, const Window& window,
+                      const std::vector<uint8_t>& blocked, int64_t stop_above) {
+  const BlockedIndex index(scenario, blocked);
+  int64_t count = 0;
+  for (int j : window.jobs) {
+    if (!ForEachJobPattern(scenario, window, index, j,
+                           [&](int, int, int) { return ++count <= stop_above; })) {
+      break;
+    }
+  }
+  return count;
+}
+
+PatternModel::PatternModel(const Scenario& scenario, const Window& window,
+                           const std::vector<uint8_t>& blocked, double fixed_reward)
+    : scenario_(scenario), window_(window) {
+  const int steps = scenario.horizon_steps;
+  const Cluster& cluster = scenario.cluster;
+  const int groups = static_cast<int>(cluster.groups.size());
+  milp_.set_objective_offset(fixed_reward);
+
+  // Patterns, job by job (so each job's columns are one range).
+  {
+    const BlockedIndex index(scenario, blocked);
+    job_first_.assign(window.jobs.size(), 0);
+    job_end_.assign(window.jobs.size(), 0);
+    for (size_t i = 0; i < window.jobs.size(); ++i) {
+      const int j = window.jobs[i];
+      job_first_[i] = num_patterns();
+      ForEachJobPattern(scenario, window, index, j, [&](int k, int s, int f) {
+        patterns_.push_back(Pattern{j, k, s, f});
+        return true;
+      });
+      job_end_[i] = num_patterns();
+    }
+  }
+  for (const Pattern& p : patterns_) {
+    const Job& job = scenario.jobs[p.job];
+    milp_.AddBinary(PlacementReward(scenario, job, job.shapes[p.shape], p.start));
+  }
+
+  // One pattern per job.
+  std::vector<Term> terms;
+  for (size_t i = 0; i < window.jobs.size(); ++i) {
+    if (job_end_[i] - job_first_[i] < 2) continue;
+    terms.clear();
+    for (int c = job_first_[i]; c < job_end_[i]; ++c) terms.push_back({c, 1.0});
+    milp_.AddRow(-kInfinity, 1, terms);
+  }
+
+  // Rule 1 for batch work: GPUs in a group are grouped into atoms of the smallest block any
+  // pattern there uses; aligned blocks of that size or larger contain an atom whole or not at all,
+  // so one clique per (atom, step) is exact and the per-GPU rows would only repeat it.
+  std::vector<int> atom_size(groups, 0), atom_base(groups + 1, 0);
+  for (const Pattern& p : patterns_) {
+    const int g = cluster.group_of(p.first_gpu);
+    const int gpus = scenario.jobs[p.job].shapes[p.shape].gpus;
+    atom_size[g] = atom_size[g] == 0 ? gpus : std::min(atom_size[g], gpus);
+  }
+  for (int g = 0; g < groups; ++g) {
+    atom_base[g + 1] = atom_base[g] + (atom_size[g] == 0 ? 0 : cluster.group_gpus(g) / atom_size[g]);
+  }
+  const int atoms = atom_base[groups];
+  {
+    // Compressed lists of the patterns covering each (atom, step): count, then fill.
+    std::vector<int64_t> start(static_cast<size_t>(atoms) * steps + 1, 0);
+    const auto for_each_cell = [&](const Pattern& p, auto&& fn) {
+      const Shape& shape = scenario.jobs[p.job].shapes[p.shape];
+      const int g = cluster.group_of(p.first_gpu);
+      const int a0 = atom_base[g] + (p.first_gpu - cluster.group_first_gpu(g)) / atom_size[g];
+      const int a1 = a0 + shape.gpus / atom_size[g];
+      const int to = std::min(steps, p.start + shape.duration_steps);
+      for (int a = a0; a < a1; ++a) {
+        for (int t = p.start; t < to; ++t) fn(static_cast<size_t>(a) * steps + t);
+      }
+    };
+    for (const Pattern& p : patterns_) for_each_cell(p, [&](size_t cell) { ++start[cell + 1]; });
+    for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    std::vector<int> cover(static_cast<size_t>(start.back()));
+    std::vector<int64_t> fill(start.begin(), start.end() - 1);
+    for (int c = 0; c < num_patterns(); ++c) {
+      for_each_cell(patterns_[c], [&](size_t cell) { cover[fill[cell]++] = c; });
+    }
+    for (size_t cell = 0; cell + 1 < start.size(); ++cell) {
+      if (start[cell + 1] - start[cell] < 2) continue;
+      terms.clear();
+      for (int64_t i = start[cell]; i < start[cell + 1]; ++i) terms.push_back({cover[i], 1.0});
+      milp_.AddRow(-kInfinity, 1, terms);
+    }
+  }
+
+  // Services, and the capacity rows they share with batch work.
+  std::vector<std::vector<std::vector<Term>>> batch_terms(groups, std::vector<std::vector<Term>>(steps));
+  for (int c = 0; c < num_patterns(); ++c) {
+    const Pattern& p = patterns_[c];
+    const int g = cluster.group_of(p.first_gpu);
+    const Shape& shape = scenario.jobs[p.job].shapes[p.shape];
+    for (int t = p.start; t < std::min(steps, p.start + shape.duration_steps); ++t) {
+      batch_terms[g][t].push_back({c, static_cast<double>(shape.gpus)});
+    }
+  }
+  services_ = AddServicesAndCapacity(scenario, FreeGpus(scenario, blocked), std::move(batch_terms),
+                                     /*capacity_everywhere=*/false, milp_);
+}
+
+std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* complete) const {
+  std::vector<double> x(static_cast<size_t>(milp_.num_variables()), 0.0);
+  bool all = true;
+  for (size_t i = 0; i < window_.jobs.size(); ++i) {
+    const auto& placement = decisions.jobs[window_.jobs[i]];
+    if (!placement) continue;
+    bool found = false;
+    for (int c = job_first_[i]; c < job_end_[i]; ++c) {
+      const Pattern& p = patterns_[c];
+      if (p.shape == placement->shape && p.start == placement->start &&
+          p.first_gpu == placement->first_gpu) {
+        x[c] = 1;
+        found = true;
+        break;
+      }
+    }
+    all = all && found;
+  }
+  const int steps = scenario_.horizon_steps;
+  for (size_t s = 0; s < scenario_.services.size(); ++s) {
+    for (int t = 0; t < steps; ++t) {
+      int held = 0;
+      for (size_t g = 0; g < scenario_.cluster.groups.size(); ++g) {
+        const int count = decisions.service_gpus[s][g][t];
+        held += count;
+        if (services_.gpus[s][g][t] >= 0) {
+          x[services_.gpus[s][g][t]] = count;
+        } else if (count != 0) {
+          all = false;
+        }
+      }
+      if (services_.unmet[s][t] >= 0) {
+        x[services_.unmet[s][t]] = std::max(0, scenario_.services[s].demand[t] - held);
+      }
+    }
+  }
+  if (complete != nullptr) *complete = all;
+  return x;
+}
+
+void PatternModel::Apply(std::span<const double> solution, Decisions& decisions) const {
+  ORDO_ASSERT(static_cast<int>(solution.size()) == milp_.num_variables());
+  for (int j : window_.jobs) decisions.jobs[j].reset();
+  for (int c = 0; c < num_patterns(); ++c) {
+    if (solution[c] > 0.5) {
+      const Pattern& p = patterns_[c];
+      decisions.jobs[p.job] = Placement{p.shape, p.start, p.first_gpu};
+    }
+  }
+  for (size_t s = 0; s < scenario_.services.size(); ++s) {
+    for (size_t g = 0; g < scenario_.cluster.groups.size(); ++g) {
+      for (int t = 0; t < scenario_.horizon_steps; ++t) {
+        const int c = services_.gpus[s][g][t];
+        decisions.service_gpus[s][g][t] = c < 0 ? 0 : static_cast<int>(std::lround(solution[c]));
+      }
+    }
+  }
+}
+
+}  // namespace ordo::policy::full

@@ -1,0 +1,93 @@
+// The allocation MILP in its pattern form (docs/milp-notes.md): one binary per legal
+// (job, shape, start, aligned block) pattern, integer service GPU counts per node group and step,
+// continuous unmet-demand slacks. Rules 3 and 5 hold by construction of the patterns; rule 1 is a
+// clique per (GPU atom, step) for batch work plus a capacity row per (group, step) where services
+// share the group; rules 2 and 4 bound the services' totals and their steps.
+//
+// The same builder serves the whole problem and the neighbourhoods of large-neighbourhood search:
+// a Window names the jobs the model decides, the starts and the GPU range their patterns may use;
+// every other job is fixed (its GPU-steps are `blocked`, its reward the objective offset). Service
+// counts are always decided in full, over every step and group (they are few variables).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "ordo/core/scenario.h"
+#include "ordo/policy/full/decisions.h"
+#include "ordo/solver/milp_model.h"
+
+namespace ordo::policy::full {
+
+struct Window {
+  std::vector<int> jobs;  // non-running job indices the model decides
+  int first_start = 0;    // patterns start in [first_start, end_start)
+  int end_start = 0;
+  int first_gpu = 0;  // patterns' blocks lie in [first_gpu, end_gpu)
+  int end_gpu = 0;
+};
+
+/// Columns of the service part of a model: [service][group][step] GPU counts and [service][step]
+/// unmet slacks, -1 where there is none.
+struct ServiceColumns {
+  std::vector<std::vector<std::vector<int>>> gpus;
+  std::vector<std::vector<int>> unmet;
+};
+
+/// Per group and step, the GPUs not in `blocked` ([gpu * T + step]).
+std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vector<uint8_t>& blocked);
+
+/// Adds the services (integer counts per matching group and step, rules 2 and 4, unmet slacks
+/// with their penalties) and the capacity rows per (group, step): `batch_terms[g][t]` (batch
+/// columns times their GPUs) + service counts <= free_gpus[g][t]. Without `capacity_everywhere`,
+/// only groups some service matches get capacity rows (elsewhere batch cliques already hold).
+ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
+                                      const std::vector<std::vector<int>>& free_gpus,
+                                      std::vector<std::vector<std::vector<solver::Term>>> batch_terms,
+                                      bool capacity_everywhere, solver::MilpModel& milp);
+
+/// Every non-running job, every start, every GPU.
+Window WholeProblem(const Scenario& scenario);
+
+/// How many pattern columns the window has (without building anything). `blocked` is indexed
+/// [gpu * T + step] (BatchOccupancy).
+int64_t CountPatterns(const Scenario& scenario, const Window& window,
+                      const std::vector<uint8_t>& blocked, int64_t stop_above = INT64_MAX);
+
+class PatternModel {
+ public:
+  /// Builds the model of `window`. `blocked` holds the GPU-steps of every job outside the window
+  /// (running jobs included); `fixed_reward` is their reward, set as the objective offset so the
+  /// model's objective is the plan's.
+  PatternModel(const Scenario& scenario, const Window& window, const std::vector<uint8_t>& blocked,
+               double fixed_reward);
+
+  [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }
+  [[nodiscard]] int num_patterns() const { return static_cast<int>(patterns_.size()); }
+
+  /// The column vector of `decisions` (a MIP start). A window job whose placement is not one of
+  /// the model's patterns is left unstarted; `complete` (when given) is then set false.
+  [[nodiscard]] std::vector<double> ToColumns(const Decisions& decisions,
+                                              bool* complete = nullptr) const;
+
+  /// Writes a solution back: the window's jobs and every service count.
+  void Apply(std::span<const double> solution, Decisions& decisions) const;
+
+ private:
+  struct Pattern {
+    int job;
+    int shape;
+    int start;
+    int first_gpu;
+  };
+
+  const Scenario& scenario_;
+  Window window_;
+  solver::MilpModel milp_{solver::Sense::kMaximize};
+  std::vector<Pattern> patterns_;            // column i < patterns_.size() is patterns_[i]
+  std::vector<int> job_first_, job_end_;     // per window job (same order): its pattern range
+  ServiceColumns services_;
+};
+
+}  // namespace ordo::policy::full

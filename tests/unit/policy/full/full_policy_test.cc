@@ -1,0 +1,228 @@
+// Full mode against an exhaustive search on tiny instances, and its guarantees on random ones:
+// every plan legal, never below its warm start, the bound above the objective, no output.
+#include "ordo/policy/full/full_policy.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
+#include "ordo/core/validate.h"
+#include "ordo/policy/full/decisions.h"
+#include "ordo/policy/full/greedy_start.h"
+#include "tests/support/builders.h"
+#include "tests/support/random_scenario.h"
+#include "tests/unit/policy/full/brute_force.h"
+
+namespace ordo::policy {
+namespace {
+
+using testing::BruteForceOptimum;
+using testing::ExpectLegal;
+using testing::MakeJob;
+using testing::MakeService;
+using testing::RandomScenario;
+using testing::ScenarioBuilder;
+using testing::TinyScenario;
+
+#if defined(ORDO_WITH_CBC)
+
+Plan SolveFull(const Scenario& scenario, double seconds, uint64_t seed = 1) {
+  PolicyOptions options;
+  options.time_limit_s = seconds;
+  options.seed = seed;
+  auto plan = MakeFullPolicy()->Solve(scenario, options);
+  EXPECT_TRUE(plan.has_value()) << plan.error().ToString();
+  return plan.has_value() ? *plan : Plan{};
+}
+
+double Tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
+
+TEST(FullPolicy, NameIsTheSpecs) { EXPECT_EQ(MakeFullPolicy()->name(), "ordo-full"); }
+
+TEST(FullPolicy, EqualsExhaustiveSearchOnTinyInstances) {
+  int proven = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    const Scenario scenario = TinyScenario(seed);
+    const double optimum = BruteForceOptimum(scenario);
+    const Plan plan = SolveFull(scenario, 20);
+    ExpectLegal(scenario, plan, seed);
+    ASSERT_TRUE(plan.metrics.solver.has_value());
+    EXPECT_NEAR(plan.metrics.objective, optimum, Tolerance(optimum)) << "seed " << seed;
+    EXPECT_NEAR(ComputeObjective(scenario, plan), plan.metrics.objective, 1e-9);
+    EXPECT_GE(plan.metrics.solver->best_bound, optimum - Tolerance(optimum)) << "seed " << seed;
+    proven += plan.metrics.solver->status == "optimal";
+  }
+  EXPECT_EQ(proven, 60);  // tiny instances are proven within the limit
+}
+
+TEST(FullPolicy, HandWorkedExample) {
+  // 4 GPUs, 4 steps, no decay. big (4 GPUs x 2 steps, priority 3) = 24 anywhere; small (2 x 4,
+  // priority 2) = 16 only from step 0, which leaves big no room; tiny (2 x 2, priority 1) = 4.
+  // Best: big [0,2), then small [2,4) (8: two steps inside the horizon) beside tiny [2,4): 36.
+  // Small first gives 16 + 4 + big at [2,4)? No: small holds 2 GPUs there. So 20 + 0, or 28.
+  const Scenario scenario = ScenarioBuilder("hand")
+                                .Steps(4)
+                                .Objective(0, 8)
+                                .Group("g", 1, 4)
+                                .Job(MakeJob("big").Gpus(4).Duration(2).Priority(3))
+                                .Job(MakeJob("small").Gpus(2).Duration(4).Priority(2))
+                                .Job(MakeJob("tiny").Gpus(2).Duration(2).Priority(1))
+                                .Build();
+  ASSERT_TRUE(ValidateScenario(scenario).has_value());
+  EXPECT_NEAR(BruteForceOptimum(scenario), 36, 1e-9);
+  const Plan plan = SolveFull(scenario, 10);
+  ExpectLegal(scenario, plan);
+  EXPECT_NEAR(plan.metrics.objective, 36, 1e-9);
+  EXPECT_EQ(plan.metrics.solver->status, "optimal");
+  EXPECT_NEAR(plan.metrics.solver->gap, 0, 1e-6);
+}
+
+TEST(FullPolicy, ServiceRampsBeforeItsPeakAndKeepsItsIds) {
+  // The service needs 4 GPUs at step 3 and may change by 1 per step from 1: it must ramp from
+  // step 0. Batch work fills the rest.
+  const Scenario scenario = ScenarioBuilder("ramp")
+                                .Steps(6)
+                                .Objective(0.5, 8)
+                                .Group("g", 1, 8)
+                                .Job(MakeJob("a").Gpus(4).Duration(6).Priority(1))
+                                .Job(MakeJob("b").Gpus(2).Duration(3).Priority(2))
+                                .Service(MakeService("chat").Priority(5).Demand({1, 1, 1, 4, 1, 1})
+                                             .Churn(1).Current(1))
+                                .Build();
+  ASSERT_TRUE(ValidateScenario(scenario).has_value());
+  const Plan plan = SolveFull(scenario, 10);
+  ExpectLegal(scenario, plan);
+  EXPECT_NEAR(plan.metrics.objective, BruteForceOptimum(scenario), 1e-6);
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
+  // Sticky ids: of the ids held at t-1 that no job holds at t, the service keeps as many as it
+  // needs at t.
+  const auto& gpus = plan.services.front().gpus;
+  const auto job_holds = [&](int id, int t) {
+    for (const JobPlacement& p : plan.jobs) {
+      if (p.started() && *p.start_step <= t && t < p.end_step() && id >= p.first_gpu &&
+          id < p.first_gpu + p.gpus) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (int t = 1; t < static_cast<int>(gpus.size()); ++t) {
+    size_t keepable = 0, kept = 0;
+    for (int id : gpus[t - 1]) {
+      keepable += !job_holds(id, t);
+      kept += std::count(gpus[t].begin(), gpus[t].end(), id);
+    }
+    EXPECT_EQ(kept, std::min(keepable, gpus[t].size())) << "step " << t;
+  }
+}
+
+TEST(FullPolicy, NeverBelowTheGreedyWarmStartOnRandomInstances) {
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
+    testing::RandomScenarioOptions options;
+    options.max_nodes = 6;
+    options.max_steps = 24;
+    options.max_jobs = 14;
+    const Scenario scenario = RandomScenario(seed, options);
+    const Plan warm = full::Realize(scenario, full::GreedyDecisions(scenario), "greedy");
+    ExpectLegal(scenario, warm, seed);
+    const Plan plan = SolveFull(scenario, 0.5, seed);
+    ExpectLegal(scenario, plan, seed);
+    const double warm_objective = ComputeObjective(scenario, warm);
+    EXPECT_GE(plan.metrics.objective, warm_objective - Tolerance(warm_objective)) << "seed " << seed;
+    ASSERT_TRUE(plan.metrics.solver.has_value());
+    EXPECT_GE(plan.metrics.solver->best_bound, plan.metrics.objective - 1e-9) << "seed " << seed;
+    EXPECT_GE(plan.metrics.solver->gap, 0);
+    EXPECT_TRUE(plan.metrics.solver->status == "optimal" || plan.metrics.solver->status == "feasible");
+  }
+}
+
+TEST(FullPolicy, ZeroTimeReturnsTheLegalWarmStart) {
+  const Scenario scenario = RandomScenario(7, testing::RandomScenarioOptions{.contended = true});
+  const Plan warm = full::Realize(scenario, full::GreedyDecisions(scenario), "greedy");
+  const Plan plan = SolveFull(scenario, 0);
+  ExpectLegal(scenario, plan);
+  EXPECT_GE(plan.metrics.objective, ComputeObjective(scenario, warm) - 1e-6);
+  EXPECT_EQ(plan.policy, "ordo-full");
+  EXPECT_GE(plan.metrics.solver->best_bound, plan.metrics.objective);
+}
+
+TEST(FullPolicy, RaisedStopFlagReturnsAtOnceWithALegalPlan) {
+  const Scenario scenario = RandomScenario(8, testing::RandomScenarioOptions{.contended = true});
+  const std::atomic<bool> stop{true};
+  PolicyOptions options;
+  options.time_limit_s = 60;
+  options.stop = &stop;
+  auto plan = MakeFullPolicy()->Solve(scenario, options);
+  ASSERT_TRUE(plan.has_value());
+  ExpectLegal(scenario, *plan);
+  EXPECT_LT(plan->metrics.solve_ms, 30'000);  // far from the 60 s limit, whatever the machine
+}
+
+TEST(FullPolicy, SameSeedSamePlanWhenProven) {
+  const Scenario scenario = TinyScenario(17);
+  const Plan a = SolveFull(scenario, 20, 3);
+  const Plan b = SolveFull(scenario, 20, 3);
+  ASSERT_EQ(a.metrics.solver->status, "optimal");
+  ASSERT_EQ(a.jobs.size(), b.jobs.size());
+  for (size_t j = 0; j < a.jobs.size(); ++j) {
+    EXPECT_EQ(a.jobs[j].start_step, b.jobs[j].start_step);
+    EXPECT_EQ(a.jobs[j].first_gpu, b.jobs[j].first_gpu);
+  }
+  for (size_t s = 0; s < a.services.size(); ++s) EXPECT_EQ(a.services[s].gpus, b.services[s].gpus);
+}
+
+TEST(LpRelaxationBound, BoundsTheOptimum) {
+  for (uint64_t seed = 1; seed <= 15; ++seed) {
+    const Scenario scenario = TinyScenario(seed);
+    auto bound = LpRelaxationBound(scenario, 10);
+    ASSERT_TRUE(bound.has_value()) << bound.error().ToString();
+    const double optimum = BruteForceOptimum(scenario);
+    EXPECT_GE(*bound, optimum - Tolerance(optimum)) << "seed " << seed;
+  }
+}
+
+TEST(LpRelaxationBound, NegativeTimeIsAnInputError) {
+  auto bound = LpRelaxationBound(TinyScenario(1), -1);
+  ASSERT_FALSE(bound.has_value());
+  EXPECT_EQ(bound.error().field, "time_limit_s");
+}
+
+TEST(FullPolicy, NeverPrintsToStandardOutput) {
+  const Scenario scenario = RandomScenario(11, testing::RandomScenarioOptions{.contended = true});
+  std::fflush(stdout);
+  FILE* sink = std::tmpfile();
+  const int saved = dup(1);
+  dup2(fileno(sink), 1);
+  PolicyOptions options;
+  options.time_limit_s = 1;
+  auto plan = MakeFullPolicy()->Solve(scenario, options);
+  auto bound = LpRelaxationBound(scenario, 1);
+  std::fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  const long printed = std::ftell(sink);
+  std::fclose(sink);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(printed, 0);
+}
+
+#else
+
+TEST(FullPolicy, UnavailableWithoutCbc) {
+  const Scenario scenario = TinyScenario(1);
+  auto plan = MakeFullPolicy()->Solve(scenario, PolicyOptions{});
+  ASSERT_FALSE(plan.has_value());
+  EXPECT_EQ(plan.error().code, ErrorCode::kUnavailable);
+}
+
+#endif
+
+}  // namespace
+}  // namespace ordo::policy
