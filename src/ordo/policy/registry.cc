@@ -5,6 +5,9 @@
 #include <utility>
 
 #include "ordo/core/assert.h"
+#include "ordo/policy/baselines/baselines.h"
+#include "ordo/policy/fast/fast_policy.h"
+#include "ordo/policy/full/full_policy.h"
 
 namespace ordo {
 
@@ -30,8 +33,18 @@ Result<std::unique_ptr<Policy>> PolicyRegistry::Create(const std::string& name) 
   return policy;
 }
 
+double DefaultTimeLimitSeconds(std::string_view policy_name) {
+  return policy_name == "ordo-full" ? kFullModeDefaultTimeLimitS : PolicyOptions{}.time_limit_s;
+}
+
 PolicyRegistry MakeInTreeRegistry() {
   PolicyRegistry registry;
+  registry.Register("fifo", policy::MakeFifoPolicy);
+  registry.Register("fifo-backfill", policy::MakeFifoBackfillPolicy);
+  registry.Register("priority-backfill", policy::MakePriorityBackfillPolicy);
+  registry.Register("reactive", policy::MakeReactivePolicy);
+  registry.Register("ordo", policy::MakeFastPolicy);
+  registry.Register("ordo-full", policy::MakeFullPolicy);
   return registry;
 }
 

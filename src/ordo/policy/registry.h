@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ordo/core/error.h"
@@ -32,5 +33,11 @@ class PolicyRegistry {
 
 /// Every in-tree policy: fifo, fifo-backfill, priority-backfill, reactive, ordo, ordo-full.
 PolicyRegistry MakeInTreeRegistry();
+
+/// The time limit a command gives a policy when the user names none: full mode searches for
+/// kFullModeDefaultTimeLimitS, everything else gets PolicyOptions' small default (fast mode's
+/// improvement budget; the baselines ignore it).
+inline constexpr double kFullModeDefaultTimeLimitS = 10.0;
+double DefaultTimeLimitSeconds(std::string_view policy_name);
 
 }  // namespace ordo

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "ordo/core/validate.h"
+#include "tests/support/builders.h"
+
 
 namespace ordo {
 namespace {
@@ -71,6 +74,43 @@ TEST(InTreeRegistryTest, RegistersSpecNamesInSpecOrder) {
     ASSERT_TRUE(policy.has_value()) << policy.error().ToString();
     EXPECT_EQ((*policy)->name(), name);
   }
+}
+
+TEST(InTreeRegistryTest, KnowsTheSixSpecPolicies) {
+  EXPECT_EQ(MakeInTreeRegistry().names(),
+            (std::vector<std::string>{"fifo", "fifo-backfill", "priority-backfill", "reactive",
+                                      "ordo", "ordo-full"}));
+}
+
+// The wiring: each name makes the planner of that name, whose plan of a small scenario is legal.
+TEST(InTreeRegistryTest, EveryPolicyPlansASmallScenarioLegally) {
+  using testing::MakeJob;
+  using testing::MakeService;
+  const Scenario scenario = testing::ScenarioBuilder("small")
+                                .Steps(6)
+                                .Group("a", 1, 4)
+                                .Job(MakeJob("a").Gpus(2).Duration(3).Priority(2))
+                                .Job(MakeJob("b").Gpus(4).Duration(2).Priority(5).Arrival(1))
+                                .Service(MakeService("s").Priority(8).Demand({1, 2, 2, 1, 0, 1}))
+                                .Build();
+  ASSERT_TRUE(ValidateScenario(scenario).has_value());
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  for (const std::string& name : registry.names()) {
+    auto policy = registry.Create(name);
+    ASSERT_TRUE(policy.has_value());
+    PolicyOptions options;
+    options.time_limit_s = 1;
+    Result<Plan> plan = (*policy)->Solve(scenario, options);
+    ASSERT_TRUE(plan.has_value()) << name << ": " << plan.error().ToString();
+    EXPECT_EQ(plan->policy, name);
+    testing::ExpectLegal(scenario, *plan);
+  }
+}
+
+TEST(InTreeRegistryTest, DefaultTimeLimitsAreLongOnlyForFullMode) {
+  EXPECT_EQ(DefaultTimeLimitSeconds("ordo-full"), kFullModeDefaultTimeLimitS);
+  EXPECT_LT(DefaultTimeLimitSeconds("ordo"), 1.0);
+  EXPECT_GT(DefaultTimeLimitSeconds("ordo"), 0.0);
 }
 
 TEST(InTreeRegistryTest, UnknownNameListsEveryInTreeName) {
