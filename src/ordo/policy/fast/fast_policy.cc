@@ -13,6 +13,7 @@
 //     instance's size, so the same input and seed give the same plan; the time limit only cuts the
 //     schedule short on inputs too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
+//  6. A portfolio guard: where a baseline's plan has a higher objective, that plan is returned.
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve.
 // Cost: one pass is O(jobs x shapes x FindEarliest); FindEarliest is near O(log G) on free or full
@@ -27,6 +28,8 @@
 #include <numeric>
 #include <random>
 
+#include "ordo/core/metrics.h"
+#include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/common/plan_builder.h"
 #include "ordo/policy/fast/block_grid.h"
 #include "ordo/policy/common/explain.h"
@@ -56,13 +59,13 @@ class FastPolicy final : public Policy {
 
   Result<Plan> Solve(const Scenario& s, const PolicyOptions& options) override {
     const auto started = Clock::now();
-    const auto deadline =
-        started + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+    deadline_ = started + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+    options_ = &options;
     scenario_ = &s;
 
-    // 1-2: pinned jobs and service reservations on the base grid.
-    BlockGrid base(s.cluster, s.horizon_steps);
+    // Running jobs are pinned on the base grid; `free` is what they leave to everything else.
+    BlockGrid pinned(s.cluster, s.horizon_steps);
     std::vector<std::vector<int>> free(s.cluster.groups.size());
     for (size_t g = 0; g < free.size(); ++g) {
       free[g].assign(s.horizon_steps, s.cluster.group_gpus(static_cast<int>(g)));
@@ -71,69 +74,36 @@ class FastPolicy final : public Policy {
       if (!job.running) continue;
       const Shape& shape = job.shapes.front();
       const int end = job.running->start_step + shape.duration_steps;
-      base.Occupy(job.running->first_gpu, shape.gpus, 0, end);
+      pinned.Occupy(job.running->first_gpu, shape.gpus, 0, end);
       const int g = s.cluster.group_of(job.running->first_gpu);
       for (int t = 0; t < std::min(end, s.horizon_steps); ++t) free[g][t] -= shape.gpus;
     }
-    const ServiceCounts counts = PlanServiceCounts(s, free);
-    for (size_t g = 0; g < free.size(); ++g) {
-      for (int t = 0; t < s.horizon_steps; ++t) {
-        int reserved = 0;
-        for (const auto& per_group : counts) reserved += per_group[g][t];
-        if (reserved > 0) base.Reserve(static_cast<int>(g), t, reserved);
-      }
-    }
-
-    // 3-4: greedy passes.
     std::vector<int> candidates;
     for (size_t j = 0; j < s.jobs.size(); ++j) {
       if (!s.jobs[j].running && s.jobs[j].arrival_step < s.horizon_steps) {
         candidates.push_back(static_cast<int>(j));
       }
     }
-    PassResult best;
-    std::vector<int> best_order;
-    auto consider = [&](const std::vector<int>& order, ShapeRule rule) {
-      PassResult result = RunPass(base, order, rule);
-      if (result.reward > best.reward) {
-        best = std::move(result);
-        best_order = order;
-        return true;
-      }
-      return false;
-    };
-    // The pass schedule depends only on the instance's size, so the plan is deterministic.
-    const int passes = PassBudget(candidates.size());
-    int done = 0;
-    auto out_of_time = [&] { return Clock::now() > deadline || IsStopped(options); };
-    const bool alternatives = HasAlternativeShapes(candidates);
-    for (const auto& order : SeedOrders(candidates)) {
-      if (done >= passes || (done > 0 && out_of_time())) break;
-      consider(order, ShapeRule::kMostReward);
-      ++done;
-      if (alternatives && done < passes) {
-        consider(order, ShapeRule::kEarliestFinish);
-        ++done;
+
+    // Service variants (how much the services' curves give way to batch work): each is tried
+    // with a short schedule, then the best one gets the rest of the pass budget.
+    const auto variants = ServiceVariants(candidates);
+    const int budget = PassBudget(candidates.size());
+    constexpr int kTrialPasses = 2;
+    size_t chosen = 0;
+    if (variants.size() > 1 && budget >= kTrialPasses * static_cast<int>(variants.size()) + 3) {
+      double best_objective = 0;
+      for (size_t v = 0; v < variants.size() && !OutOfTime(); ++v) {
+        const Outcome trial = PlanVariant(pinned, free, variants[v], candidates, kTrialPasses);
+        if (v == 0 || trial.objective > best_objective) {
+          best_objective = trial.objective;
+          chosen = v;
+        }
       }
     }
-    std::mt19937_64 rng(options.seed);
-    for (; done < passes && candidates.size() > 1 && !out_of_time(); ++done) {
-      std::vector<int> order = best_order;
-      // Move one job to another position, biased towards nearby positions.
-      const size_t n = order.size();
-      const size_t from = rng() % n;
-      const size_t window = std::max<size_t>(2, n / 4);
-      const long long shift = static_cast<long long>(rng() % (2 * window + 1)) -
-                              static_cast<long long>(window);
-      const size_t to = static_cast<size_t>(std::clamp<long long>(
-          static_cast<long long>(from) + shift, 0, static_cast<long long>(n) - 1));
-      const int job = order[from];
-      order.erase(order.begin() + static_cast<long>(from));
-      order.insert(order.begin() + static_cast<long>(to), job);
-      const ShapeRule rule =
-          alternatives && rng() % 4 == 0 ? ShapeRule::kEarliestFinish : ShapeRule::kMostReward;
-      consider(order, rule);
-    }
+    const int passes =
+        std::max(3, budget - (variants.size() > 1 ? kTrialPasses * static_cast<int>(variants.size()) : 0));
+    Outcome best = PlanVariant(pinned, free, variants[chosen], candidates, passes);
 
     // Assemble the plan.
     Plan plan = MakeEmptyPlan(s, name());
@@ -152,7 +122,7 @@ class FastPolicy final : public Policy {
         mark(out.first_gpu, out.gpus, *out.start_step, out.duration_steps);
         continue;
       }
-      const Placement& p = best.placements.empty() ? Placement{} : best.placements[j];
+      const Placement& p = best.pass.placements.empty() ? Placement{} : best.pass.placements[j];
       if (p.shape < 0) continue;
       const Shape& shape = job.shapes[p.shape];
       out.start_step = p.start_step;
@@ -161,15 +131,203 @@ class FastPolicy final : public Policy {
       out.duration_steps = shape.duration_steps;
       mark(p.first_gpu, shape.gpus, p.start_step, shape.duration_steps);
     }
-    AssignServiceGpus(s, counts, job_busy, plan);
+    AssignServiceGpus(s, best.counts, job_busy, plan);
+    plan = PortfolioGuard(s, options, std::move(plan));
     if (options.explain) plan.explanations = ExplainPlan(s, plan);
     FinishPlan(s, started, plan);
     return plan;
   }
 
  private:
-  static bool IsStopped(const PolicyOptions& options) {
-    return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+  struct Outcome {
+    double objective = 0;  // batch reward of the new jobs minus unmet penalties
+    PassResult pass;
+    ServiceCounts counts;
+  };
+
+  // Never worse than the queue policies ordo replaces: their plans cost little next to a pass on
+  // the sizes where the guard runs, and on the rare instance where one of them scores a higher
+  // planning objective (long rigid jobs beside a service whose curve swings faster than its churn
+  // limit allows, say), that plan is the better decision and fast mode returns it.
+  Plan PortfolioGuard(const Scenario& s, const PolicyOptions& options, Plan plan) const {
+    constexpr size_t kMaxGuardJobs = 5'000;
+    if (s.jobs.size() > kMaxGuardJobs || OutOfTime()) return plan;
+    double best = ComputeObjective(s, plan);
+    for (auto make : {MakeFifoPolicy, MakePriorityBackfillPolicy, MakeReactivePolicy}) {
+      auto other = make()->Solve(s, options);
+      if (!other) continue;
+      const double objective = ComputeObjective(s, *other);
+      if (objective > best + 1e-9) {
+        best = objective;
+        plan = std::move(*other);
+        plan.policy = std::string(name());
+      }
+    }
+    return plan;
+  }
+
+  bool OutOfTime() const {
+    return Clock::now() > deadline_ ||
+           (options_->stop != nullptr && options_->stop->load(std::memory_order_relaxed));
+  }
+
+  // How much the services give way to batch work; the first variant is "services first".
+  struct ServiceVariant {
+    std::vector<char> after;  // services planned only after the batch work (floors before)
+    std::vector<int> cap;     // per service: most GPUs it may hold (empty: no cap)
+  };
+
+  // The variants: services first; services capped at the same quantile (50%, 75%, 90%) of their
+  // own demand, which leaves a steady block of capacity to long rigid jobs, as a peak reservation
+  // would, without its idle troughs; and, when some service's worth per GPU-step (M x priority,
+  // the penalty avoided) is below a waiting job's priority, those services after the batch work.
+  // Each variant is judged by the planning objective, never by a rule of thumb.
+  std::vector<ServiceVariant> ServiceVariants(const std::vector<int>& candidates) const {
+    const Scenario& s = *scenario_;
+    std::vector<ServiceVariant> variants(1);
+    if (s.services.empty() || candidates.empty()) return variants;
+    for (double quantile : {0.5, 0.75, 0.9}) {
+      ServiceVariant variant;
+      for (const Service& service : s.services) {
+        std::vector<int> demand = service.demand;
+        std::sort(demand.begin(), demand.end());
+        const size_t k = std::min(demand.size() - 1, static_cast<size_t>(quantile * demand.size()));
+        variant.cap.push_back(demand[k]);
+      }
+      if (variants.size() == 1 || variants.back().cap != variant.cap) {
+        variants.push_back(std::move(variant));
+      }
+    }
+    double top_priority = 0;
+    for (int j : candidates) top_priority = std::max(top_priority, s.jobs[j].priority);
+    std::vector<char> after(s.services.size(), 0);
+    bool any = false;
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      if (s.objective.unmet_penalty_multiplier * s.services[i].priority < top_priority) {
+        after[i] = 1;
+        any = true;
+      }
+    }
+    if (any) variants.push_back(ServiceVariant{std::move(after), {}});
+    return variants;
+  }
+
+  // Services (some perhaps at their floors only), then batch passes, then the services left for
+  // after on what the batch work leaves.
+  Outcome PlanVariant(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
+                      const ServiceVariant& variant, const std::vector<int>& candidates,
+                      int passes) const {
+    const Scenario& s = *scenario_;
+    const std::vector<char>& after = variant.after;
+    Outcome outcome;
+    outcome.counts = PlanServiceCounts(s, free, {}, after, variant.cap);
+    BlockGrid base = pinned;
+    for (size_t g = 0; g < free.size(); ++g) {
+      for (int t = 0; t < s.horizon_steps; ++t) {
+        int reserved = 0;
+        for (const auto& per_group : outcome.counts) reserved += per_group[g][t];
+        if (reserved > 0) base.Reserve(static_cast<int>(g), t, reserved);
+      }
+    }
+    outcome.pass = RunSchedule(base, candidates, passes);
+    if (!after.empty()) {
+      // Capacity left after the jobs and the services planned first.
+      std::vector<std::vector<int>> left = free;
+      for (size_t j = 0; j < s.jobs.size(); ++j) {
+        const Placement& p = outcome.pass.placements[j];
+        if (p.shape < 0) continue;
+        const Shape& shape = s.jobs[j].shapes[p.shape];
+        const int g = s.cluster.group_of(p.first_gpu);
+        for (int t = p.start_step; t < std::min(s.horizon_steps, p.start_step + shape.duration_steps);
+             ++t) {
+          left[g][t] -= shape.gpus;
+        }
+      }
+      for (size_t i = 0; i < s.services.size(); ++i) {
+        if (after[i]) continue;
+        for (size_t g = 0; g < free.size(); ++g) {
+          for (int t = 0; t < s.horizon_steps; ++t) left[g][t] -= outcome.counts[i][g][t];
+        }
+      }
+      ServiceCounts later = PlanServiceCounts(s, left, after, {});
+      for (size_t i = 0; i < s.services.size(); ++i) {
+        if (after[i]) outcome.counts[i] = std::move(later[i]);
+      }
+    }
+    outcome.objective = outcome.pass.reward - UnmetPenalty(outcome.counts);
+    return outcome;
+  }
+
+  double UnmetPenalty(const ServiceCounts& counts) const {
+    const Scenario& s = *scenario_;
+    double penalty = 0;
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      for (int t = 0; t < s.horizon_steps; ++t) {
+        int held = 0;
+        for (const auto& per_step : counts[i]) held += per_step[t];
+        penalty += s.objective.unmet_penalty_multiplier * s.services[i].priority *
+                   std::max(0, s.services[i].demand[t] - held);
+      }
+    }
+    return penalty;
+  }
+
+  // The pass schedule: the seed orders, then seeded perturbations of the best order. It depends
+  // only on the instance's size, so the plan is deterministic.
+  PassResult RunSchedule(const BlockGrid& base, const std::vector<int>& candidates,
+                         int passes) const {
+    PassResult best;
+    std::vector<int> best_order;
+    auto consider = [&](const std::vector<int>& order, ShapeRule rule) {
+      PassResult result = RunPass(base, order, rule);
+      if (result.reward > best.reward) {
+        best = std::move(result);
+        best_order = order;
+      }
+    };
+    int done = 0;
+    const bool alternatives = HasAlternativeShapes(candidates);
+    for (const auto& order : SeedOrders(candidates)) {
+      if (done >= passes || (done > 0 && OutOfTime())) break;
+      consider(order, ShapeRule::kMostReward);
+      ++done;
+      if (alternatives && done < passes) {
+        consider(order, ShapeRule::kEarliestFinish);
+        ++done;
+      }
+    }
+    // The time-stepped schedule (what an online scheduler with perfect service curves would do):
+    // it never holds capacity idle for later work, which wins where long low-priority jobs can run
+    // now. Its start order then seeds the perturbations if it is the best so far.
+    if (done < passes && !OutOfTime()) {
+      std::vector<int> started_order;
+      PassResult stepped = RunTimeStepped(base, candidates, started_order);
+      ++done;
+      if (stepped.reward > best.reward) {
+        best = std::move(stepped);
+        best_order = std::move(started_order);
+      }
+    }
+    if (best.placements.empty()) best = RunPass(base, candidates, ShapeRule::kMostReward);
+    std::mt19937_64 rng(options_->seed);
+    for (; done < passes && candidates.size() > 1 && !OutOfTime(); ++done) {
+      std::vector<int> order = best_order;
+      // Move one job to another position, biased towards nearby positions.
+      const size_t n = order.size();
+      const size_t from = rng() % n;
+      const size_t window = std::max<size_t>(2, n / 4);
+      const long long shift = static_cast<long long>(rng() % (2 * window + 1)) -
+                              static_cast<long long>(window);
+      const size_t to = static_cast<size_t>(std::clamp<long long>(
+          static_cast<long long>(from) + shift, 0, static_cast<long long>(n) - 1));
+      const int job = order[from];
+      order.erase(order.begin() + static_cast<long>(from));
+      order.insert(order.begin() + static_cast<long>(to), job);
+      const ShapeRule rule =
+          alternatives && rng() % 4 == 0 ? ShapeRule::kEarliestFinish : ShapeRule::kMostReward;
+      consider(order, rule);
+    }
+    return best;
   }
 
   bool HasAlternativeShapes(const std::vector<int>& candidates) const {
@@ -230,6 +388,16 @@ class FastPolicy final : public Policy {
       if (sa.gpus != sb.gpus) return sa.gpus > sb.gpus;
       return sa.duration_steps > sb.duration_steps;
     }));
+    // Arrival order, as an online scheduler sees the work: it keeps long low-priority jobs that
+    // can start now from waiting behind later high-priority ones when that is worth more.
+    std::vector<int> online = candidates;
+    std::stable_sort(online.begin(), online.end(), [&](int a, int b) {
+      if (jobs[a].arrival_step != jobs[b].arrival_step) {
+        return jobs[a].arrival_step < jobs[b].arrival_step;
+      }
+      return jobs[a].priority > jobs[b].priority;
+    });
+    orders.push_back(std::move(online));
     // Reward density regardless of priority ties: priority x GPUs inside the horizon.
     std::vector<int> density = candidates;
     std::stable_sort(density.begin(), density.end(), [&](int a, int b) {
@@ -238,6 +406,67 @@ class FastPolicy final : public Policy {
     });
     orders.push_back(std::move(density));
     return orders;
+  }
+
+  // Steps through time; at each step the arrived jobs, highest priority first, start if some shape
+  // fits now (the shape with most reward). A job's earliest possible start only grows as the grid
+  // fills, so each job is searched again only when that step comes. `started_order` receives the
+  // jobs in the order they started, then the others.
+  PassResult RunTimeStepped(const BlockGrid& base, const std::vector<int>& candidates,
+                            std::vector<int>& started_order) const {
+    const Scenario& s = *scenario_;
+    BlockGrid grid = base;
+    PassResult result;
+    result.reward = 0;
+    result.placements.assign(s.jobs.size(), Placement{});
+    std::vector<int> pending = candidates;
+    std::stable_sort(pending.begin(), pending.end(), [&](int a, int b) {
+      if (s.jobs[a].priority != s.jobs[b].priority) return s.jobs[a].priority > s.jobs[b].priority;
+      return s.jobs[a].arrival_step < s.jobs[b].arrival_step;
+    });
+    std::vector<int> next_try(s.jobs.size(), 0);
+    for (int j : pending) next_try[j] = std::max(0, s.jobs[j].arrival_step);
+    started_order.clear();
+    for (int t = 0; t < s.horizon_steps && !pending.empty(); ++t) {
+      std::vector<int> still;
+      for (int j : pending) {
+        if (next_try[j] > t) {
+          still.push_back(j);
+          continue;
+        }
+        const Job& job = s.jobs[j];
+        Placement chosen;
+        double chosen_reward = -1;
+        int earliest = s.horizon_steps;
+        for (size_t k = 0; k < job.shapes.size(); ++k) {
+          const Shape& shape = job.shapes[k];
+          const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement, t);
+          if (!found) continue;
+          earliest = std::min(earliest, found->start_step);
+          if (found->start_step != t) continue;
+          const double reward = Reward(job, shape, t);
+          if (reward > chosen_reward) {
+            chosen = Placement{static_cast<int>(k), found->first_gpu, t};
+            chosen_reward = reward;
+          }
+        }
+        if (chosen.shape < 0) {
+          next_try[j] = earliest;  // horizon_steps when nothing fits any more
+          if (earliest < s.horizon_steps) still.push_back(j);
+          continue;
+        }
+        const Shape& shape = job.shapes[chosen.shape];
+        grid.Occupy(chosen.first_gpu, shape.gpus, t, t + shape.duration_steps);
+        result.reward += chosen_reward;
+        result.placements[j] = chosen;
+        started_order.push_back(j);
+      }
+      pending = std::move(still);
+    }
+    for (int j : candidates) {
+      if (result.placements[j].shape < 0) started_order.push_back(j);
+    }
+    return result;
   }
 
   PassResult RunPass(const BlockGrid& base, const std::vector<int>& order, ShapeRule rule) const {
@@ -280,6 +509,8 @@ class FastPolicy final : public Policy {
   }
 
   const Scenario* scenario_ = nullptr;
+  const PolicyOptions* options_ = nullptr;
+  Clock::time_point deadline_;
 };
 
 }  // namespace

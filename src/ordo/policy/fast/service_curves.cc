@@ -1,6 +1,7 @@
 #include "ordo/policy/fast/service_curves.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <numeric>
 
@@ -14,17 +15,24 @@ constexpr long long kNoLimit = std::numeric_limits<int>::max();
 
 class CountPlanner {
  public:
-  CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free)
+  CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
+               const std::vector<char>& include, const std::vector<char>& floor_only,
+               const std::vector<int>& cap)
       : s_(s),
+        cap_(cap),
+        include_(include),
+        floor_only_(floor_only),
         remaining_(free),
         counts_(s.services.size(),
                 std::vector<std::vector<int>>(s.cluster.groups.size(),
                                               std::vector<int>(s.horizon_steps, 0))) {
     matching_.resize(s.services.size());
+    competition_.assign(s.cluster.groups.size(), 0);
     for (size_t i = 0; i < s.services.size(); ++i) {
       for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
         if (s.services[i].requirement.Matches(s.cluster.groups[g])) {
           matching_[i].push_back(static_cast<int>(g));
+          ++competition_[g];
         }
       }
     }
@@ -34,8 +42,10 @@ class CountPlanner {
     const int services = static_cast<int>(s_.services.size());
     // Floors first, the services with the fewest matching GPUs first, so that a flexible service
     // never takes the only GPUs a constrained one can use.
-    std::vector<int> order(services);
-    std::iota(order.begin(), order.end(), 0);
+    std::vector<int> order;
+    for (int i = 0; i < services; ++i) {
+      if (include_.empty() || include_[i]) order.push_back(i);
+    }
     auto reach = [&](int i) {
       long long gpus = 0;
       for (int g : matching_[i]) gpus += s_.cluster.group_gpus(g);
@@ -53,7 +63,9 @@ class CountPlanner {
       }
       return a < b;
     });
-    for (int i : order) PlanCurve(i);
+    for (int i : order) {
+      if (floor_only_.empty() || !floor_only_[i]) PlanCurve(i);
+    }
     return std::move(counts_);
   }
 
@@ -64,12 +76,20 @@ class CountPlanner {
     return held;
   }
 
-  // Takes n more GPUs for service i at step t: from the groups it held at t-1 first, then from the
-  // groups with the most room. The caller guarantees the room exists.
+  // Takes n more GPUs for service i at step t: first from the groups fewest services can use (a
+  // flexible service leaves a constrained one its only GPUs), then from the tightest group that
+  // takes all n (best fit: whole groups stay whole for large blocks), then from the group it held
+  // at t-1 (fewer ids move), then from the groups with the most room. The caller guarantees room.
   void Take(int i, int t, int n) {
     if (n <= 0) return;
     std::vector<int> groups = matching_[i];
     std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) {
+      if (competition_[a] != competition_[b]) return competition_[a] < competition_[b];
+      const bool fits_a = remaining_[a][t] >= n, fits_b = remaining_[b][t] >= n;
+      if (fits_a != fits_b) return fits_a;
+      if (fits_a && remaining_[a][t] != remaining_[b][t]) {
+        return remaining_[a][t] < remaining_[b][t];
+      }
       const int prev_a = t > 0 ? counts_[i][a][t - 1] : 0;
       const int prev_b = t > 0 ? counts_[i][b][t - 1] : 0;
       if ((prev_a > 0) != (prev_b > 0)) return prev_a > 0;
@@ -85,57 +105,88 @@ class CountPlanner {
     ORDO_ASSERT(n == 0);
   }
 
+  // The service's curve by dynamic programming over (step, GPUs held): maximise the demand served,
+  // then hold as few GPUs as possible, subject to floor_t <= R_t <= (its ceiling, its cap, the room
+  // the capacity leaves) and |R_t - R_{t-1}| <= max_change_per_step. The result is the smallest
+  // curve that covers every unit of demand it can: it ramps up ahead of peaks and comes down no
+  // faster than the limit. Cost O(T x max GPUs) per service, with a sliding-window maximum over
+  // the churn window.
   void PlanCurve(int i) {
     const Service& service = s_.services[i];
     const int horizon = s_.horizon_steps;
     const std::vector<int> floor = ServiceFloor(s_, i);
     const std::vector<int> ceiling = ServiceCeiling(s_, i);
-    const long long churn = service.max_change_per_step.value_or(kNoLimit);
-    const bool from_current = service.current_gpus && service.max_change_per_step;
-
-    // The highest curve the capacity and the churn limit allow.
-    std::vector<long long> upper(horizon);
+    std::vector<int> lo(horizon), hi(horizon);
+    int top = 0;
     for (int t = 0; t < horizon; ++t) {
       long long room = 0;
       for (int g : matching_[i]) room += remaining_[g][t];
-      upper[t] = std::min<long long>(ceiling[t], Held(i, t) + room);
+      lo[t] = floor[t];
+      hi[t] = static_cast<int>(std::min<long long>(ceiling[t], Held(i, t) + room));
+      if (!cap_.empty() && cap_[i] >= 0) hi[t] = std::max(lo[t], std::min(hi[t], cap_[i]));
+      ORDO_ASSERT(hi[t] >= lo[t]);
+      top = std::max(top, hi[t]);
     }
-    long long previous = from_current ? *service.current_gpus : kNoLimit;
-    for (int t = 0; t < horizon; ++t) {
-      if (previous != kNoLimit) upper[t] = std::min(upper[t], previous + churn);
-      previous = upper[t];
+    const long long churn = service.max_change_per_step.value_or(top + 1);
+    // Served demand first; one held GPU-step weighs less than any served unit over the horizon.
+    const double kServed = 1.0;
+    const double kHeld = 1.0 / (2.0 * horizon * (top + 1));
+    constexpr double kNone = -std::numeric_limits<double>::infinity();
+    const size_t width = static_cast<size_t>(top) + 1;
+    std::vector<double> best(width, kNone), next(width, kNone);
+    std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);
+    auto gain = [&](int t, int r) { return kServed * std::min(r, service.demand[t]) - kHeld * r; };
+    for (int r = lo[0]; r <= hi[0]; ++r) best[r] = gain(0, r);
+    std::deque<int> window;  // candidates r' for the sliding maximum, best value first
+    for (int t = 1; t < horizon; ++t) {
+      std::fill(next.begin(), next.end(), kNone);
+      window.clear();
+      int added = lo[t - 1];  // next r' to add to the window
+      for (int r = lo[t]; r <= hi[t]; ++r) {
+        const long long from = std::max<long long>(lo[t - 1], r - churn);
+        const long long to = std::min<long long>(hi[t - 1], r + churn);
+        for (; added <= to; ++added) {
+          if (best[added] == kNone) continue;
+          while (!window.empty() && best[window.back()] <= best[added]) window.pop_back();
+          window.push_back(added);
+        }
+        while (!window.empty() && window.front() < from) window.pop_front();
+        if (window.empty()) continue;
+        next[r] = best[window.front()] + gain(t, r);
+        choice[static_cast<size_t>(t) * width + r] = window.front();
+      }
+      std::swap(best, next);
     }
-    for (int t = horizon - 2; t >= 0; --t) upper[t] = std::min(upper[t], upper[t + 1] + churn);
-
-    // The smallest curve above the demand (capped by `upper`) that the churn limit allows: ramp up
-    // ahead of a peak (backward), come down no faster than the limit (forward).
-    std::vector<long long> want(horizon);
-    for (int t = 0; t < horizon; ++t) {
-      want[t] = std::min<long long>(std::max(service.demand[t], floor[t]), upper[t]);
+    int r = -1;
+    for (int k = lo[horizon - 1]; k <= hi[horizon - 1]; ++k) {
+      if (best[k] != kNone && (r < 0 || best[k] > best[r])) r = k;
     }
-    for (int t = horizon - 2; t >= 0; --t) want[t] = std::max(want[t], want[t + 1] - churn);
-    previous = from_current ? *service.current_gpus : -kNoLimit;
-    for (int t = 0; t < horizon; ++t) {
-      want[t] = std::max(want[t], previous - churn);
-      previous = want[t];
+    ORDO_ASSERT(r >= 0);
+    std::vector<int> curve(horizon);
+    for (int t = horizon - 1; t >= 0; --t) {
+      curve[t] = r;
+      if (t > 0) r = choice[static_cast<size_t>(t) * width + r];
     }
-    for (int t = 0; t < horizon; ++t) {
-      ORDO_ASSERT(want[t] <= upper[t] && want[t] >= floor[t]);
-      Take(i, t, static_cast<int>(want[t]) - Held(i, t));
-    }
+    for (int t = 0; t < horizon; ++t) Take(i, t, curve[t] - Held(i, t));
   }
 
   const Scenario& s_;
+  const std::vector<int>& cap_;  // per service: most GPUs it may hold (< 0 or empty: no cap)
+  const std::vector<char>& include_;
+  const std::vector<char>& floor_only_;
   std::vector<std::vector<int>> remaining_;
   std::vector<std::vector<int>> matching_;
+  std::vector<int> competition_;  // per group: how many services may use it
   ServiceCounts counts_;
 };
 
 }  // namespace
 
-ServiceCounts PlanServiceCounts(const Scenario& scenario,
-                                const std::vector<std::vector<int>>& free) {
-  return CountPlanner(scenario, free).Run();
+ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
+                                const std::vector<char>& include,
+                                const std::vector<char>& floor_only,
+                                const std::vector<int>& cap) {
+  return CountPlanner(scenario, free, include, floor_only, cap).Run();
 }
 
 void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,

@@ -15,14 +15,20 @@ using ServiceCounts = std::vector<std::vector<std::vector<int>>>;
 /// Plans the services' GPU counts before any batch work, on the GPUs the running jobs leave:
 ///  - floors first (min_gpus, or the churn limit's way down from current_gpus), the most
 ///    constrained services first, so every legal floor is kept;
-///  - then services by priority (highest first, ties in file order) get the smallest curve that
-///    covers their demand wherever capacity allows and obeys max_change_per_step: a backward pass
-///    ramps up ahead of a peak, a forward pass ramps down no faster than the limit. Never more than
-///    demand needs (beyond what the churn limit forces). Shortfall falls on the lowest priority.
-/// A service prefers the group it held at the step before, then the group with most room.
-/// `free[group][step]` is the capacity left by running jobs. Cost O(S x T x groups).
-ServiceCounts PlanServiceCounts(const Scenario& scenario,
-                                const std::vector<std::vector<int>>& free);
+///  - then services by priority (highest first, ties in file order) get, on the capacity left and
+///    under `cap[i]` GPUs (when given, >= 0), the smallest curve that covers all the demand it can
+///    and obeys max_change_per_step: it ramps up ahead of a peak and never holds more than the
+///    demand and the churn limit need. Shortfall falls on the lowest priority.
+/// Group choice packs services to keep large blocks whole: the groups fewest services can use
+/// first, then the tightest group that takes the whole request (best fit), then the group held at
+/// the step before.
+/// `free[group][step]` is the capacity left to services. Services with `include[i] == 0` get no
+/// GPUs at all (they are planned in another call); services with `floor_only[i] != 0` get their
+/// floors only. Empty vectors mean "all" and "none". Cost O(S x T x groups).
+ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
+                                const std::vector<char>& include = {},
+                                const std::vector<char>& floor_only = {},
+                                const std::vector<int>& cap = {});
 
 /// Turns counts into GPU ids once batch blocks are placed: `job_busy[step * G + gpu]` marks GPUs
 /// held by jobs. A service keeps the ids it held at the step before while it still needs them
