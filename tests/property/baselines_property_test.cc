@@ -72,8 +72,8 @@ bool SamePlan(const Plan& a, const Plan& b) {
     const JobPlacement& x = a.jobs[j];
     const JobPlacement& y = b.jobs[j];
     if (x.id != y.id || x.start_step != y.start_step) return false;
-    if (x.started() && (x.first_gpu != y.first_gpu || x.gpus != y.gpus ||
-                        x.duration_steps != y.duration_steps)) {
+    if (x.started() &&
+        (x.first_gpu != y.first_gpu || x.gpus != y.gpus || x.duration_steps != y.duration_steps)) {
       return false;
     }
   }
@@ -123,8 +123,8 @@ void CheckReservation(const Scenario& s, const policy::StaticReservation& r, con
     const std::vector<int>& reserved = r.reserved[i];
     std::vector<std::vector<int>> per_group(cluster.groups.size());
     for (int gpu : reserved) {
-      ASSERT_FALSE(unavailable[gpu]) << "seed " << seed << ": " << service.id << " reserves "
-                                     << gpu << ", running or reserved before";
+      ASSERT_FALSE(unavailable[gpu]) << "seed " << seed << ": " << service.id << " reserves " << gpu
+                                     << ", running or reserved before";
       ASSERT_TRUE(service.requirement.Matches(cluster.groups[cluster.group_of(gpu)]))
           << "seed " << seed;
       per_group[cluster.group_of(gpu)].push_back(gpu);
@@ -236,8 +236,8 @@ void CheckQueueReplay(const Scenario& s, const Plan& plan, bool by_priority, boo
       blocked = !backfill;
       continue;
     }
-    ASSERT_TRUE(placed.started()) << "seed " << seed << ": " << plan.policy << " leaves "
-                                  << job.id << " unstarted; it fits at step " << expected->first;
+    ASSERT_TRUE(placed.started()) << "seed " << seed << ": " << plan.policy << " leaves " << job.id
+                                  << " unstarted; it fits at step " << expected->first;
     EXPECT_EQ(std::make_pair(*placed.start_step, placed.first_gpu), *expected)
         << "seed " << seed << ": " << plan.policy << " " << job.id;
     EXPECT_EQ(placed.gpus, shape.gpus) << "seed " << seed;

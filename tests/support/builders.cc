@@ -1,9 +1,9 @@
 #include "tests/support/builders.h"
 
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <utility>
-
-#include <gtest/gtest.h>
 
 namespace ordo::testing {
 

@@ -1,12 +1,12 @@
 #include "tests/support/random_scenario.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ordo/core/validate.h"
 
@@ -38,8 +38,7 @@ struct GpuModel {
 constexpr GpuModel kModels[] = {{"H100", 80}, {"H100", 94}, {"A100", 40},
                                 {"A100", 80}, {"L4", 24},   {"gpu", 80}};
 constexpr int kGpusPerNode[] = {1, 2, 4, 8, 16};
-constexpr JobKind kKinds[] = {JobKind::kTraining, JobKind::kBatchInference,
-                              JobKind::kQuantization};
+constexpr JobKind kKinds[] = {JobKind::kTraining, JobKind::kBatchInference, JobKind::kQuantization};
 
 int PowerOfTwoUpTo(Rng& rng, int max_value) {
   int exponent_max = 0;
@@ -84,8 +83,8 @@ std::vector<NodeGroup> RandomGroups(Rng& rng, const RandomScenarioOptions& optio
   for (int g = 0; g < group_count; ++g) {
     const GpuModel& model = kModels[rng.Uniform(0, 5)];
     const int gpn = kGpusPerNode[rng.Uniform(0, 4)];
-    groups.push_back(NodeGroup{"g" + std::to_string(g), nodes[g], gpn, model.type,
-                               model.memory_gb});
+    groups.push_back(
+        NodeGroup{"g" + std::to_string(g), nodes[g], gpn, model.type, model.memory_gb});
   }
   return groups;
 }
@@ -93,7 +92,8 @@ std::vector<NodeGroup> RandomGroups(Rng& rng, const RandomScenarioOptions& optio
 GpuRequirement RandomRequirement(Rng& rng, const Cluster& cluster, double fraction) {
   GpuRequirement req;
   if (!rng.Chance(fraction)) return req;
-  const NodeGroup& group = cluster.groups[rng.Uniform(0, static_cast<int>(cluster.groups.size()) - 1)];
+  const NodeGroup& group =
+      cluster.groups[rng.Uniform(0, static_cast<int>(cluster.groups.size()) - 1)];
   const int kind = rng.Uniform(0, 9);
   if (kind <= 4) {
     req.gpu_type = group.gpu_type;
@@ -161,7 +161,8 @@ Job RandomJob(Rng& rng, int index, const Scenario& scenario, const RandomScenari
       const int start = -rng.Uniform(0, shape.duration_steps - 1);
       job.running = RunningPlacement{start, first};
       job.arrival_step = start - rng.Uniform(0, 3);
-      for (int gpu = first; gpu < first + shape.gpus; ++gpu) used_at_zero[static_cast<size_t>(gpu)] = 1;
+      for (int gpu = first; gpu < first + shape.gpus; ++gpu)
+        used_at_zero[static_cast<size_t>(gpu)] = 1;
     }
   }
   return job;
@@ -200,9 +201,8 @@ Scenario Draw(uint64_t seed, const RandomScenarioOptions& options) {
   Scenario scenario;
   scenario.name = "random-" + std::to_string(seed);
   scenario.step_minutes = 60;
-  scenario.horizon_steps = options.contended
-                               ? rng.Uniform(24, 48)
-                               : rng.Uniform(options.min_steps, options.max_steps);
+  scenario.horizon_steps =
+      options.contended ? rng.Uniform(24, 48) : rng.Uniform(options.min_steps, options.max_steps);
   constexpr double kDecays[] = {0, 0.25, 0.5, 0.9, 1};
   constexpr double kPenalties[] = {0, 1, 4, 8, 16};
   scenario.objective.time_decay = kDecays[rng.Uniform(0, 4)];
@@ -248,8 +248,8 @@ Scenario Draw(uint64_t seed, const RandomScenarioOptions& options) {
       if (service.requirement.Matches(cluster.groups[g])) pool += free_in_group[g];
     }
     service.min_gpus = rng.Chance(0.5) ? 0 : rng.Uniform(0, std::min(pool, 3));
-    service.max_gpus = rng.Chance(0.3) ? total_gpus
-                                       : rng.Uniform(std::max(1, service.min_gpus), total_gpus);
+    service.max_gpus =
+        rng.Chance(0.3) ? total_gpus : rng.Uniform(std::max(1, service.min_gpus), total_gpus);
     service.max_gpus = std::max(service.max_gpus, service.min_gpus);
     if (rng.Chance(0.5)) service.max_change_per_step = rng.Uniform(1, 4);
     if (rng.Chance(0.5)) {

@@ -4,8 +4,8 @@
 // Each node group keeps, per step, one bit per GPU (1 = free) in 64-bit words, counted from the
 // group's first id. A block of `gpus` GPUs free over a window of steps is then an AND of the
 // window's words followed by a check for `gpus` consecutive ones at an offset that is a multiple of
-// `gpus`; aligned blocks of fewer than 64 GPUs never straddle a word, larger ones cover whole words.
-// Padding bits past a group's last GPU are always 0, so no block runs past the group.
+// `gpus`; aligned blocks of fewer than 64 GPUs never straddle a word, larger ones cover whole
+// words. Padding bits past a group's last GPU are always 0, so no block runs past the group.
 //
 // Cost: FindAt is O(window x words of the matching groups); FindEarliest repeats it per start step
 // and stops at the first hit (or as soon as a window's AND is all zero). Memory: T x G / 64 words.
@@ -39,9 +39,9 @@ class FreeGrid {
 
   [[nodiscard]] bool IsFree(int gpu, int step) const;
 
-  /// The lowest first id, over the groups matching `req`, of an aligned block of `gpus` GPUs free at
-  /// every step of [start_step, start_step + duration_steps) inside the horizon (steps past it count
-  /// as free). Empty when none is free. `gpus` is a power of two.
+  /// The lowest first id, over the groups matching `req`, of an aligned block of `gpus` GPUs free
+  /// at every step of [start_step, start_step + duration_steps) inside the horizon (steps past it
+  /// count as free). Empty when none is free. `gpus` is a power of two.
   [[nodiscard]] std::optional<int> FindAt(int gpus, int duration_steps, const GpuRequirement& req,
                                           int start_step) const;
 
@@ -63,7 +63,7 @@ class FreeGrid {
   int words_per_step_ = 0;
   std::vector<int> group_offset_;  // first word of group g inside a step's row
   std::vector<int> group_words_;
-  std::vector<uint64_t> bits_;     // steps_ rows of words_per_step_ words
+  std::vector<uint64_t> bits_;  // steps_ rows of words_per_step_ words
   mutable std::vector<uint64_t> acc_;
   mutable std::vector<int> eligible_;
 };

@@ -8,7 +8,8 @@
 // a job before the job placed before it, and a job that cannot start blocks every later one; the
 // backfill variants skip it (conservative backfill: a job never delays one placed before it).
 // Guarantees: every plan is legal; the same scenario gives the same plan.
-// Cost: O(S x G) for the reservations, then per job O(T x window x G / 64) word operations at worst.
+// Cost: O(S x G) for the reservations, then per job O(T x window x G / 64) word operations at
+// worst.
 //
 //   one group of 8 GPUs, jobs a(8 GPUs x 4 steps, arrival 0), b(1 x 1, arrival 0), horizon 6
 //   fifo:          a at 0 on GPU 0, b at 4 on GPU 0 (never before a's start, free from step 4)
@@ -91,8 +92,8 @@ class QueuePolicy : public Policy {
       const Shape& shape = job.shapes.front();
       const int earliest = backfill_ ? std::max(0, job.arrival_step)
                                      : std::max({0, job.arrival_step, previous_start});
-      const auto slot = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
-                                          earliest);
+      const auto slot =
+          grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement, earliest);
       if (!slot) {
         if (!backfill_) break;  // head-of-line blocking: every later job stays unstarted too
         continue;

@@ -16,7 +16,8 @@ using baselines::TakeGuarded;
 // The service's count at each step: from current_gpus towards the reservation size by the churn
 // limit, but never below its floor (the floor exceeds the reservation only when the reservation
 // came out short, or on a ramp down from above it).
-std::vector<int> ServiceCounts(const Service& service, int reserved, const std::vector<int>& floor) {
+std::vector<int> ServiceCounts(const Service& service, int reserved,
+                               const std::vector<int>& floor) {
   const int steps = static_cast<int>(floor.size());
   std::vector<int> counts(static_cast<size_t>(steps), reserved);
   if (service.current_gpus && service.max_change_per_step) {
@@ -69,7 +70,8 @@ StaticReservation ComputeStaticReservation(const Scenario& scenario) {
   for (int i = 0; i < services; ++i) {
     const Service& service = scenario.services[i];
     const int peak = *std::max_element(service.demand.begin(), service.demand.end());
-    const int target = std::clamp(peak, service.min_gpus, std::max(service.min_gpus, service.max_gpus));
+    const int target =
+        std::clamp(peak, service.min_gpus, std::max(service.min_gpus, service.max_gpus));
     for (int g = 0; g < groups; ++g) {
       candidates[g].clear();
       if (!service.requirement.Matches(cluster.groups[g])) continue;
@@ -83,12 +85,12 @@ StaticReservation ComputeStaticReservation(const Scenario& scenario) {
     others.clear();
     for (int k = 0; k < services; ++k) {
       if (k == i) continue;
-      const int need = k < i ? floors[k][0] - static_cast<int>(result.reserved[k].size())
-                             : floors[k][0];
+      const int need =
+          k < i ? floors[k][0] - static_cast<int>(result.reserved[k].size()) : floors[k][0];
       others.push_back(FloorNeed{&scenario.services[k].requirement, need});
     }
-    result.reserved[i] = TakeGuarded(cluster, service.requirement, target, floors[i][0],
-                                     candidates, available, others);
+    result.reserved[i] = TakeGuarded(cluster, service.requirement, target, floors[i][0], candidates,
+                                     available, others);
     for (int gpu : result.reserved[i]) reserved[gpu] = 1;
   }
 
@@ -121,15 +123,16 @@ StaticReservation ComputeStaticReservation(const Scenario& scenario) {
           if (!service.requirement.Matches(cluster.groups[g])) continue;
           const int first = cluster.group_first_gpu(g);
           for (int gpu = first + cluster.group_gpus(g) - 1; gpu >= first; --gpu) {
-            if (running_end[gpu] <= t && !reserved[gpu] && !taken[gpu]) candidates[g].push_back(gpu);
+            if (running_end[gpu] <= t && !reserved[gpu] && !taken[gpu])
+              candidates[g].push_back(gpu);
           }
         }
         others.clear();
         for (int k = i + 1; k < services; ++k) {
           others.push_back(FloorNeed{&scenario.services[k].requirement, extra_need[k][t]});
         }
-        extras[i][t] = TakeGuarded(cluster, service.requirement, extra_need[i][t],
-                                   extra_need[i][t], candidates, available, others);
+        extras[i][t] = TakeGuarded(cluster, service.requirement, extra_need[i][t], extra_need[i][t],
+                                   candidates, available, others);
         for (int gpu : extras[i][t]) taken[gpu] = 1;
       }
     }

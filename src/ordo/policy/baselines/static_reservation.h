@@ -1,5 +1,5 @@
-// The static peak reservation that fifo, fifo-backfill and priority-backfill give real-time services
-// (spec/formats-v1.md, "Reference policies"):
+// The static peak reservation that fifo, fifo-backfill and priority-backfill give real-time
+// services (spec/formats-v1.md, "Reference policies"):
 //
 // Each service, in file order, reserves its peak demand over the horizon clamped to
 // [min_gpus, max_gpus], from GPUs no running job uses at any step of the horizon: matching groups

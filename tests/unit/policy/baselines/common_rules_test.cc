@@ -121,8 +121,8 @@ TEST_P(CommonRulesTest, PlacesOnlyOnMatchingGroups) {
                          .Job(MakeJob("tpu").Gpus(1).GpuType("TPU"))
                          .Build();
   const Plan plan = Solve(s);
-  EXPECT_EQ(SlotOf(plan, "h"), Slot(0, 6));   // 4-5 has the running GPU 4
-  EXPECT_EQ(SlotOf(plan, "m"), Slot(0, 8));   // 4-7 is taken, and l4 is too small
+  EXPECT_EQ(SlotOf(plan, "h"), Slot(0, 6));  // 4-5 has the running GPU 4
+  EXPECT_EQ(SlotOf(plan, "m"), Slot(0, 8));  // 4-7 is taken, and l4 is too small
   EXPECT_EQ(SlotOf(plan, "any"), Slot(0, 0));
   EXPECT_EQ(StartOf(plan, "tpu"), std::nullopt);
 }

@@ -26,9 +26,9 @@ TEST(FreeGridTest, AlignsBlocksFromTheGroupsFirstId) {
 TEST(FreeGridTest, ABlockMustBeFreeForTheWholeWindowInsideTheHorizon) {
   const Scenario s = ScenarioBuilder("g").Steps(5).Group("a", 2, 4).Build();
   FreeGrid grid(s.cluster, 5);
-  grid.Occupy(0, 4, 2, 3);  // GPUs 0-3 busy at step 2
-  EXPECT_EQ(grid.FindAt(4, 2, {}, 0), 0);   // steps 0-1
-  EXPECT_EQ(grid.FindAt(4, 3, {}, 0), 4);   // steps 0-2 collide on 0-3
+  grid.Occupy(0, 4, 2, 3);                   // GPUs 0-3 busy at step 2
+  EXPECT_EQ(grid.FindAt(4, 2, {}, 0), 0);    // steps 0-1
+  EXPECT_EQ(grid.FindAt(4, 3, {}, 0), 4);    // steps 0-2 collide on 0-3
   EXPECT_EQ(grid.FindAt(4, 100, {}, 3), 0);  // steps past the horizon are free
   grid.Occupy(4, 4, 0, 5);
   const auto slot = grid.FindEarliest(4, 3, {}, 0);

@@ -14,11 +14,12 @@ Plan Reactive(const Scenario& s) { return SolveLegal(*policy::MakeReactivePolicy
 // max_change_per_step of what it held at t-1"; 2. "keeps the lowest `want` of the GPUs it held";
 // 3. "takes free GPUs ... from the highest id down".
 TEST(ReactiveTest, FollowsDemandWithinBoundsAndChurn) {
-  const Scenario s = ScenarioBuilder("follow")
-                         .Steps(5)
-                         .Group("g", 1, 8)
-                         .Service(MakeService("chat").Demand({2, 5, 5, 1, 0}).Min(1).Max(4).Churn(2))
-                         .Build();
+  const Scenario s =
+      ScenarioBuilder("follow")
+          .Steps(5)
+          .Group("g", 1, 8)
+          .Service(MakeService("chat").Demand({2, 5, 5, 1, 0}).Min(1).Max(4).Churn(2))
+          .Build();
   const Plan plan = Reactive(s);
   // Step 0 has no current_gpus: free of the limit. Then 4 (max), 4, 2 (limit), 1 (min).
   EXPECT_EQ(GpusOf(plan, "chat"),
@@ -50,8 +51,8 @@ TEST(ReactiveTest, GrowsOnlyIntoFreeGpus) {
                          .Build();
   const Plan plan = Reactive(s);
   EXPECT_EQ(SlotOf(plan, "a"), Slot(0, 0));
-  EXPECT_EQ(GpusOf(plan, "chat"), (std::vector<std::vector<int>>{
-                                      {6, 7}, {4, 5, 6, 7}, {4, 5, 6, 7}, Ids(2, 6)}));
+  EXPECT_EQ(GpusOf(plan, "chat"),
+            (std::vector<std::vector<int>>{{6, 7}, {4, 5, 6, 7}, {4, 5, 6, 7}, Ids(2, 6)}));
   EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 4);
 }
 
@@ -144,8 +145,8 @@ TEST(ReactiveTest, RunningJobsKeepTheirGpus) {
                          .Build();
   const Plan plan = Reactive(s);
   EXPECT_EQ(SlotOf(plan, "r"), Slot(-1, 4));
-  EXPECT_EQ(GpusOf(plan, "chat"), (std::vector<std::vector<int>>{
-                                      Ids(0, 4), Ids(0, 4), {0, 1, 2, 3, 6, 7}}));
+  EXPECT_EQ(GpusOf(plan, "chat"),
+            (std::vector<std::vector<int>>{Ids(0, 4), Ids(0, 4), {0, 1, 2, 3, 6, 7}}));
 }
 
 // Decision (docs/baselines.md): at step 0 an earlier service does not take a later one's floor.

@@ -110,16 +110,17 @@ TEST_P(StaticReservationTest, FewerWhenFewerExist) {
 // current_gpus towards the reservation by the limit each step, and it is allocated the highest ids
 // of its reservation" — the unallocated reserved GPUs stay closed to jobs.
 TEST_P(StaticReservationTest, RampsUpFromCurrentOnTheHighestIds) {
-  const Scenario s = ScenarioBuilder("ramp-up")
-                         .Steps(4)
-                         .Group("g", 1, 8)
-                         .Service(MakeService("chat").Demand({6, 6, 6, 6}).Min(1).Current(2).Churn(2))
-                         .Job(MakeJob("a").Gpus(2))
-                         .Job(MakeJob("b").Gpus(2))
-                         .Build();
+  const Scenario s =
+      ScenarioBuilder("ramp-up")
+          .Steps(4)
+          .Group("g", 1, 8)
+          .Service(MakeService("chat").Demand({6, 6, 6, 6}).Min(1).Current(2).Churn(2))
+          .Job(MakeJob("a").Gpus(2))
+          .Job(MakeJob("b").Gpus(2))
+          .Build();
   const Plan plan = Solve(s);
-  EXPECT_EQ(GpusOf(plan, "chat"), (std::vector<std::vector<int>>{
-                                      {4, 5, 6, 7}, Ids(2, 6), Ids(2, 6), Ids(2, 6)}));
+  EXPECT_EQ(GpusOf(plan, "chat"),
+            (std::vector<std::vector<int>>{{4, 5, 6, 7}, Ids(2, 6), Ids(2, 6), Ids(2, 6)}));
   EXPECT_EQ(SlotOf(plan, "a"), Slot(0, 0));
   EXPECT_EQ(SlotOf(plan, "b"), Slot(1, 0));  // 2-3 are reserved although unallocated at step 0
 }
@@ -135,8 +136,8 @@ TEST_P(StaticReservationTest, RampsDownFromAboveTheReservation) {
                          .Job(MakeJob("x").Gpus(4))
                          .Build();
   const Plan plan = Solve(s);
-  EXPECT_EQ(GpusOf(plan, "chat"), (std::vector<std::vector<int>>{
-                                      Ids(10, 6), Ids(12, 4), Ids(13, 3), Ids(13, 3)}));
+  EXPECT_EQ(GpusOf(plan, "chat"),
+            (std::vector<std::vector<int>>{Ids(10, 6), Ids(12, 4), Ids(13, 3), Ids(13, 3)}));
   EXPECT_EQ(SlotOf(plan, "a"), Slot(0, 0));
   EXPECT_EQ(SlotOf(plan, "x"), Slot(1, 8));  // 8-11 is free once chat drops 10 and 11
 }
