@@ -91,7 +91,9 @@ class FastPolicy final : public Policy {
     const int budget = PassBudget(candidates.size());
     constexpr int kTrialPasses = 2;
     size_t chosen = 0;
-    if (variants.size() > 1 && budget >= kTrialPasses * static_cast<int>(variants.size()) + 3) {
+    const bool trials =
+        variants.size() > 1 && budget >= kTrialPasses * static_cast<int>(variants.size()) + 3;
+    if (trials) {
       double best_objective = 0;
       for (size_t v = 0; v < variants.size() && !OutOfTime(); ++v) {
         const Outcome trial = PlanVariant(pinned, free, variants[v], candidates, kTrialPasses);
@@ -102,7 +104,7 @@ class FastPolicy final : public Policy {
       }
     }
     const int passes =
-        std::max(3, budget - (variants.size() > 1 ? kTrialPasses * static_cast<int>(variants.size()) : 0));
+        trials ? budget - kTrialPasses * static_cast<int>(variants.size()) : budget;
     Outcome best = PlanVariant(pinned, free, variants[chosen], candidates, passes);
 
     // Assemble the plan.
@@ -145,7 +147,7 @@ class FastPolicy final : public Policy {
     ServiceCounts counts;
   };
 
-  // Never worse than the queue policies ordo replaces: their plans cost little next to a pass on
+  // Never worse than the four baselines ordo replaces: their plans cost little next to a pass on
   // the sizes where the guard runs, and on the rare instance where one of them scores a higher
   // planning objective (long rigid jobs beside a service whose curve swings faster than its churn
   // limit allows, say), that plan is the better decision and fast mode returns it.
@@ -153,7 +155,8 @@ class FastPolicy final : public Policy {
     constexpr size_t kMaxGuardJobs = 5'000;
     if (s.jobs.size() > kMaxGuardJobs || OutOfTime()) return plan;
     double best = ComputeObjective(s, plan);
-    for (auto make : {MakeFifoPolicy, MakePriorityBackfillPolicy, MakeReactivePolicy}) {
+    for (auto make : {MakeFifoPolicy, MakeFifoBackfillPolicy, MakePriorityBackfillPolicy,
+                      MakeReactivePolicy}) {
       auto other = make()->Solve(s, options);
       if (!other) continue;
       const double objective = ComputeObjective(s, *other);
@@ -339,7 +342,7 @@ class FastPolicy final : public Policy {
   // seed orders) and at most kMaxPasses. Measured in bench/fast_bench.cc: a placement costs
   // 0.3-8 us from 8 to 32,768 GPUs, so this keeps every size inside its latency target.
   static int PassBudget(size_t jobs) {
-    constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 40;
+    constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 32;
     if (jobs == 0) return 0;
     return static_cast<int>(std::clamp(kPlacementBudget / jobs, kMinPasses, kMaxPasses));
   }
