@@ -1,6 +1,7 @@
 // Reading and writing plan files (spec/formats-v1.md, "Plan").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,5 +18,11 @@ namespace ordo::io {
 /// The plan as JSON text. Writes `x-explain` when explanations exist and the solver report fields
 /// (`status`, `best_bound`, `gap`, `nodes`) inside `metrics` when present.
 std::string WritePlan(const Plan& plan, int indent = 2);
+
+/// The wire name of a wait reason in `x-explain` (and the service's `reason`): "none",
+/// "not_arrived", "blocked_by_job", "service_peak", "no_block_of_size", "gpu_type", "fragmented",
+/// "low_value".
+std::string_view WaitReasonName(WaitReason reason);
+std::optional<WaitReason> ParseWaitReason(std::string_view name);
 
 }  // namespace ordo::io

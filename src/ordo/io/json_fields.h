@@ -1,0 +1,114 @@
+// Internal to io/: strict field access on a parsed document with error paths (`jobs[3].gpus`), and
+// the writer's JSON formatting. Shared by the scenario and plan readers and writers so both name
+// fields, describe wrong values and format numbers the same way.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "ordo/core/error.h"
+
+// ORDO_IO_ASSIGN(lhs, expr): evaluates a Result-returning expr; on error returns it from the
+// enclosing function (which returns some Result<T>), else assigns the value to lhs. ORDO_IO_CHECK
+// does the same for Result<void>. Readers check dozens of fields; this keeps each to one line.
+#define ORDO_IO_CONCAT_INNER(a, b) a##b
+#define ORDO_IO_CONCAT(a, b) ORDO_IO_CONCAT_INNER(a, b)
+#define ORDO_IO_ASSIGN_IMPL(tmp, lhs, expr)    \
+  auto tmp = (expr);                           \
+  if (!tmp) return ::ordo::Fail(tmp.error());  \
+  lhs = std::move(*tmp)
+#define ORDO_IO_ASSIGN(lhs, ...) \
+  ORDO_IO_ASSIGN_IMPL(ORDO_IO_CONCAT(io_result_, __LINE__), lhs, (__VA_ARGS__))
+#define ORDO_IO_CHECK(...)                                           \
+  do {                                                               \
+    if (auto io_check_ = (__VA_ARGS__); !io_check_) {                \
+      return ::ordo::Fail(io_check_.error());                        \
+    }                                                                \
+  } while (false)
+
+namespace ordo::io::internal {
+
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+/// `parent.key`, or `key` at the top level.
+std::string FieldPath(std::string_view parent, std::string_view key);
+/// `parent[index]`.
+std::string IndexPath(std::string_view parent, size_t index);
+
+/// A short description of a value for messages: `string "4"`, `true`, `4.5`, `an array`, `null`.
+std::string Describe(const Json& value);
+
+/// Strict conversions of one value; `path` names it in the error.
+/// Integers: a JSON integer, or a number with an integral value (4.0); never a string or boolean.
+[[nodiscard]] Result<int64_t> ToInt(const Json& value, const std::string& path, int64_t min,
+                                    int64_t max);
+/// Numbers: any finite JSON number within [min, max] (or (min, max] when min_exclusive).
+[[nodiscard]] Result<double> ToNumber(const Json& value, const std::string& path, double min,
+                                      double max, bool min_exclusive = false);
+/// Strings of 1..max_bytes bytes (0..max_bytes when allow_empty).
+[[nodiscard]] Result<std::string> ToString(const Json& value, const std::string& path,
+                                           size_t max_bytes, bool allow_empty);
+
+/// A JSON object being read: rejects unknown fields (those not listed and not starting with `x-`)
+/// and reads fields by name with paths relative to the object's own path.
+class ObjectReader {
+ public:
+  /// Fails unless `value` is an object. `what` names the thing in the message ("a job").
+  static Result<ObjectReader> Make(const Json& value, std::string path, std::string_view what);
+
+  /// Fails on the first field (in key order) that is neither listed nor an `x-` extension.
+  [[nodiscard]] Result<void> AllowOnly(std::initializer_list<std::string_view> known) const;
+
+  /// The field, or nullptr when absent. A present `null` is returned (it is not "absent").
+  [[nodiscard]] const Json* Find(std::string_view key) const;
+  [[nodiscard]] bool Has(std::string_view key) const { return Find(key) != nullptr; }
+  [[nodiscard]] std::string Path(std::string_view key) const { return FieldPath(path_, key); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+  /// An error for a required field that is absent.
+  [[nodiscard]] Error Missing(std::string_view key, std::string_view hint = {}) const;
+
+  [[nodiscard]] Result<int64_t> Int(std::string_view key, int64_t min, int64_t max) const;
+  [[nodiscard]] Result<std::optional<int64_t>> OptionalInt(std::string_view key, int64_t min,
+                                                           int64_t max) const;
+  [[nodiscard]] Result<double> Number(std::string_view key, double min, double max,
+                                      bool min_exclusive = false) const;
+  [[nodiscard]] Result<std::optional<double>> OptionalNumber(std::string_view key, double min,
+                                                             double max,
+                                                             bool min_exclusive = false) const;
+  [[nodiscard]] Result<std::string> String(std::string_view key, size_t max_bytes,
+                                           bool allow_empty) const;
+  [[nodiscard]] Result<std::optional<std::string>> OptionalString(std::string_view key,
+                                                                  size_t max_bytes,
+                                                                  bool allow_empty) const;
+  /// A required list; fails unless it is an array of at most max_items entries.
+  [[nodiscard]] Result<const Json*> List(std::string_view key, size_t max_items) const;
+  [[nodiscard]] Result<const Json*> OptionalList(std::string_view key, size_t max_items) const;
+
+ private:
+  ObjectReader(const Json& object, std::string path) : object_(&object), path_(std::move(path)) {}
+  const Json* object_;
+  std::string path_;
+};
+
+/// Fails unless `value` is an array of at most max_items entries.
+[[nodiscard]] Result<void> CheckList(const Json& value, const std::string& path, size_t max_items);
+
+bool IsPowerOfTwo(int64_t n);
+
+/// A double as JSON: an integer when it is integral and exactly representable (so priority 5 is
+/// written `5`), else the shortest text that reads back to the same double.
+OrderedJson NumberJson(double value);
+
+/// Text of `value`: compact when indent < 0; else pretty, with short containers and lists of
+/// scalars on one line (a demand curve or a job is one line, not one line per number). Invalid
+/// UTF-8 in strings is replaced, never thrown about.
+std::string Dump(const OrderedJson& value, int indent);
+
+}  // namespace ordo::io::internal
