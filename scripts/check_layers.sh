@@ -8,6 +8,7 @@ declare -A allowed=(
   [solver]="core solver"
   [forecast]="core forecast"
   [policy]="core solver policy"
+  [report]="core io policy report"
   [sim]="core policy forecast sim"
   [service]="core io solver forecast policy sim service"
   [adapters]="core io forecast policy adapters"

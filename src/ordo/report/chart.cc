@@ -1,0 +1,190 @@
+// The GPU x time chart (RenderPlanSvg): plain SVG elements, sized from the grid so small clusters
+// get readable cells and large ones still fit a page.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ordo/report/colors.h"
+#include "ordo/report/format.h"
+#include "ordo/report/render.h"
+
+namespace ordo::report {
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string s = buf;
+  // Trim trailing zeros to keep big charts small.
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string Rect(double x, double y, double w, double h, std::string_view fill,
+                 const std::string& extra = "") {
+  return "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(w) + "\" height=\"" +
+         Num(h) + "\" fill=\"" + std::string(fill) + "\"" + extra;
+}
+
+// Steps between two time labels: a divisor-friendly interval giving at most about 8 labels.
+int LabelEvery(int horizon) {
+  for (int every : {1, 2, 3, 4, 6, 8, 12, 24, 48, 96, 168, 336, 672, 1344, 2688, 5376}) {
+    if (horizon / every <= 8) return every;
+  }
+  return std::max(1, horizon / 8);
+}
+
+std::string TimeLabel(int step, int step_minutes) {
+  const long long minutes = static_cast<long long>(step) * step_minutes;
+  if (minutes % 60 == 0) return std::to_string(minutes / 60) + "h";
+  return std::to_string(minutes) + "m";
+}
+
+}  // namespace
+
+std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
+  const int gpus = std::max(1, s.cluster.total_gpus());
+  const int horizon = std::max(1, s.horizon_steps);
+  const double cw = std::clamp(720.0 / horizon, 2.0, 30.0);
+  const double ch = std::min(18.0, 288.0 / gpus);
+  const double left = 52, top = 6;
+  const double plot_w = cw * horizon, plot_h = ch * gpus;
+  const double strip_y = top + plot_h + 18, strip_h = 12;
+  const double width = left + plot_w + 8, height = strip_y + strip_h + 4;
+
+  std::string svg = "<svg class=\"chart\" role=\"img\" width=\"" + Num(width) + "\" height=\"" +
+                    Num(height) + "\" viewBox=\"0 0 " + Num(width) + " " + Num(height) +
+                    "\" font-family=\"sans-serif\" font-size=\"9\">\n";
+  svg += "<title>" + HtmlEscape(s.name + " / " + plan.policy) + "</title>\n";
+  svg += Rect(left, top, plot_w, plot_h, kIdleColor, "><title>idle</title></rect>\n");
+
+  // Services: per GPU row, runs of steps held by the same service in the same state (serving
+  // demand, or held beyond it).
+  std::unordered_map<std::string_view, size_t> service_index;
+  for (size_t i = 0; i < s.services.size(); ++i) service_index.emplace(s.services[i].id, i);
+  std::vector<int> cell(static_cast<size_t>(gpus) * horizon, -1);  // 2*service + idle?1:0
+  std::vector<long long> unmet(horizon, 0);
+  std::vector<long long> held(s.services.size() * static_cast<size_t>(horizon), 0);
+  for (const ServiceAllocation& a : plan.services) {
+    auto it = service_index.find(a.id);
+    if (it == service_index.end()) continue;
+    const Service& service = s.services[it->second];
+    for (int t = 0; t < horizon && t < static_cast<int>(a.gpus.size()); ++t) {
+      std::vector<int> ids = a.gpus[t];
+      std::sort(ids.begin(), ids.end());
+      held[it->second * horizon + t] = static_cast<long long>(ids.size());
+      for (size_t k = 0; k < ids.size(); ++k) {
+        if (ids[k] < 0 || ids[k] >= gpus) continue;
+        const bool beyond = static_cast<long long>(k) >= service.demand[t];
+        cell[static_cast<size_t>(t) * gpus + ids[k]] = static_cast<int>(2 * it->second) + beyond;
+      }
+    }
+  }
+  for (size_t i = 0; i < s.services.size(); ++i) {
+    for (int t = 0; t < horizon; ++t) {
+      unmet[t] += std::max(0LL, s.services[i].demand[t] - held[i * horizon + t]);
+    }
+  }
+  for (int g = 0; g < gpus; ++g) {
+    int t = 0;
+    while (t < horizon) {
+      const int code = cell[static_cast<size_t>(t) * gpus + g];
+      int end = t + 1;
+      while (end < horizon && cell[static_cast<size_t>(end) * gpus + g] == code) ++end;
+      if (code >= 0) {
+        const size_t i = static_cast<size_t>(code / 2);
+        const bool beyond = code % 2 == 1;
+        svg += Rect(left + t * cw, top + g * ch, (end - t) * cw, ch, ServiceColor(i),
+                    beyond ? " fill-opacity=\"0.3\">" : ">") +
+               "<title>" + HtmlEscape(s.services[i].id) + (beyond ? " (held, beyond demand)" : "") +
+               ", GPU " + std::to_string(g) + ", steps " + std::to_string(t) + "-" +
+               std::to_string(end - 1) + "</title></rect>\n";
+      }
+      t = end;
+    }
+  }
+
+  // Jobs: one block each, clipped to the horizon.
+  std::unordered_map<std::string_view, size_t> job_index;
+  for (size_t j = 0; j < s.jobs.size(); ++j) job_index.emplace(s.jobs[j].id, j);
+  for (const JobPlacement& p : plan.jobs) {
+    auto it = job_index.find(p.id);
+    if (it == job_index.end() || !p.started()) continue;
+    const Job& job = s.jobs[it->second];
+    const int from = std::max(0, *p.start_step), to = std::min(horizon, p.end_step());
+    const int g0 = std::clamp(p.first_gpu, 0, gpus), g1 = std::clamp(p.first_gpu + p.gpus, 0, gpus);
+    if (to <= from || g1 <= g0) continue;
+    const double x = left + from * cw, y = top + g0 * ch, w = (to - from) * cw, h = (g1 - g0) * ch;
+    char tip[160];
+    std::snprintf(tip, sizeof tip, ", priority %g, %d GPUs from %d, steps %d-%d%s", job.priority,
+                  p.gpus, p.first_gpu, *p.start_step, p.end_step() - 1,
+                  job.running ? ", already running" : "");
+    svg += Rect(x, y, w, h, KindColor(job.kind),
+                std::string(" stroke=\"") + (job.running ? "#1b1b1b" : "#ffffff") +
+                    "\" stroke-width=\"" + (job.running ? "1.2" : "0.6") + "\">") +
+           "<title>" + HtmlEscape(job.id + " (" + std::string(JobKindName(job.kind))) +
+           HtmlEscape(std::string(tip)) + ")</title></rect>\n";
+    // The id, when it fits (about 5.2 px per character at this size).
+    if (h >= 10 && w >= 5.2 * static_cast<double>(job.id.size()) + 4) {
+      svg += "<text x=\"" + Num(x + w / 2) + "\" y=\"" + Num(y + h / 2 + 3) +
+             "\" text-anchor=\"middle\" fill=\"#ffffff\" pointer-events=\"none\">" +
+             HtmlEscape(job.id) + "</text>\n";
+    }
+  }
+
+  // Node and group boundaries, when a node is tall enough to see.
+  int first = 0;
+  for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
+    const NodeGroup& group = s.cluster.groups[g];
+    for (int n = 0; n < group.nodes; ++n) {
+      const int id = first + n * group.gpus_per_node;
+      const bool group_start = n == 0;
+      if (id > 0 && (group_start || ch * group.gpus_per_node >= 6)) {
+        svg += "<line x1=\"" + Num(left) + "\" x2=\"" + Num(left + plot_w) + "\" y1=\"" +
+               Num(top + id * ch) + "\" y2=\"" + Num(top + id * ch) + "\" stroke=\"#555\"" +
+               (group_start ? " stroke-width=\"1.2\"" : " stroke-width=\"0.5\"") + "/>\n";
+      }
+      if (group_start || ch * group.gpus_per_node >= 10) {
+        svg += "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(top + id * ch + 8) +
+               "\" text-anchor=\"end\" fill=\"#444\">" +
+               (group_start && s.cluster.groups.size() > 1 ? HtmlEscape(group.gpu_type) + " " : "") +
+               "GPU " + std::to_string(id) + "</text>\n";
+      }
+    }
+    first += group.nodes * group.gpus_per_node;
+  }
+
+  // Time axis.
+  const int every = LabelEvery(horizon);
+  for (int t = 0; t <= horizon; t += every) {
+    const double x = left + t * cw;
+    svg += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + Num(top) + "\" y2=\"" +
+           Num(top + plot_h + 3) + "\" stroke=\"#999\" stroke-width=\"0.4\"/>\n";
+    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(top + plot_h + 12) +
+           "\" text-anchor=\"middle\" fill=\"#444\">" + TimeLabel(t, s.step_minutes) + "</text>\n";
+  }
+  svg += Rect(left, top, plot_w, plot_h, "none", " stroke=\"#555\" stroke-width=\"0.8\"/>\n");
+
+  // Unmet real-time demand, one cell per step.
+  svg += "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(strip_y + 9) +
+         "\" text-anchor=\"end\" fill=\"" + std::string(kUnmetColor) + "\">unmet</text>\n";
+  for (int t = 0; t < horizon; ++t) {
+    if (unmet[t] == 0) continue;
+    svg += Rect(left + t * cw, strip_y, cw, strip_h, kUnmetColor) + "><title>step " +
+           std::to_string(t) + ": " + std::to_string(unmet[t]) +
+           " real-time GPUs short of demand</title></rect>\n";
+    if (cw >= 12) {
+      svg += "<text x=\"" + Num(left + t * cw + cw / 2) + "\" y=\"" + Num(strip_y + 9) +
+             "\" text-anchor=\"middle\" fill=\"#fff\">" + std::to_string(unmet[t]) + "</text>\n";
+    }
+  }
+  svg += Rect(left, strip_y, plot_w, strip_h, "none", " stroke=\"#bbb\" stroke-width=\"0.5\"/>\n");
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace ordo::report
