@@ -246,8 +246,12 @@ std::optional<size_t> FindYamlTooDeep(std::string_view text) {
         continue;
       }
       if ((c == '&' || c == '!') && scalar_start) {
-        // An anchor or tag before a node: skip its name; the node starts after it.
-        while (pos + 1 < line.size() && line[pos + 1] != ' ') ++pos;
+        // An anchor or tag before a node: skip its name (which ends at white space or a flow
+        // indicator); the node starts after it.
+        while (pos + 1 < line.size() &&
+               std::string_view(" \t[]{},").find(line[pos + 1]) == std::string_view::npos) {
+          ++pos;
+        }
         continue;
       }
       scalar_start = false;

@@ -13,6 +13,9 @@ namespace ordo::io {
 
 /// Supplies a duration for a job given `features` and no `duration_steps` (a forecaster, wired in
 /// by the caller). Returns the duration in steps, or an error naming the feature at fault.
+/// Called once per shape lacking a duration, with `job.shapes` holding just that shape
+/// (`duration_steps` 0) so the GPU count is known. An error's `field` is taken relative to the
+/// job's `features` (`tokens` is reported as `jobs[3].features.tokens`); exceptions are caught.
 using DurationResolver =
     std::function<Result<int>(const Job& job, std::string_view features_json, int step_minutes)>;
 

@@ -159,6 +159,15 @@ TEST(NestingTest, YamlBlockMapsAtTheLimitAreAccepted) {
   ASSERT_TRUE(doc.has_value()) << doc.error().ToString();
 }
 
+TEST(NestingTest, YamlTagsAndAnchorsDoNotHideBrackets) {
+  // A tag or anchor name ends at a flow indicator, so `!t[[[` opens collections.
+  for (const std::string prefix : {"v: !t", "v: &a", "- !!seq"}) {
+    auto doc = ParseDocument(prefix + Repeat("[", 200) + Repeat("]", 200) + "\n", true);
+    ASSERT_FALSE(doc.has_value()) << prefix;
+    EXPECT_NE(doc.error().message.find("nesting"), std::string::npos) << doc.error().ToString();
+  }
+}
+
 TEST(NestingTest, HugeInputsOfEveryBracketKindFailFast) {
   for (const std::string piece : {"[", "{", "{\"a\":", "- ", "a: {b: ["}) {
     for (bool yaml : {false, true}) {
