@@ -1,0 +1,44 @@
+// The configuration of `ordo slurm --config FILE` (JSON or YAML, strict): the time grid and
+// objective of the scenarios it builds, which partition it manages, and the real-time inference
+// services whose capacity it keeps following their demand curves. docs/slurm.md describes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ordo/adapters/slurm/slurm_client.h"
+#include "ordo/core/error.h"
+#include "ordo/core/scenario.h"
+
+namespace ordo::slurm {
+
+/// A service with a repeating demand profile: at Unix time T the current profile step is
+/// floor((T - demand_start) / step) mod demand.size(); a scenario's demand[t] is the profile
+/// `t` steps later. A 24-entry profile with 60-minute steps and demand_start 0 is a daily
+/// profile by UTC hour.
+struct ServiceSpec {
+  Service service;  // `demand` holds the profile; current_gpus is read from the cluster
+  int64_t demand_start = 0;
+};
+
+struct SlurmConfig {
+  int step_minutes = 60;
+  int horizon_steps = 24;
+  Objective objective;
+  std::string partition;        // only nodes of this partition (empty: every node)
+  std::vector<ServiceSpec> services;
+  double command_timeout_s = 30;
+  double salloc_immediate_s = 10;  // salloc --immediate: how long a placeholder may wait
+  RetryPolicy retry;
+};
+
+/// Parses the configuration. Errors name the field (`services[1].demand[3]`). Unknown fields are
+/// errors unless they start with `x-`.
+[[nodiscard]] Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml);
+[[nodiscard]] Result<SlurmConfig> ReadSlurmConfigFile(const std::string& path);
+
+/// The demand of `spec` for the `horizon_steps` steps starting at Unix time `now`.
+std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int horizon_steps, int64_t now);
+
+}  // namespace ordo::slurm

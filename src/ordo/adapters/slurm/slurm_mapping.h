@@ -1,0 +1,71 @@
+// From what Slurm reports to a scenario ordo can plan (spec/formats-v1.md), and back: which Slurm
+// node and GPU index each scenario GPU id is.
+//
+// Nodes: the usable nodes with GPUs (of the configured partition), in natural name order; runs of
+// consecutive nodes with the same GPU count and type form one node group. A node's GPU count is
+// rounded down to a power of two (at most 16); GPUs above are left out of the model.
+// Jobs: every running job is pinned where it runs (one running job when its GPUs form one aligned
+// block, else one pinned piece per aligned block); held pending jobs whose comment starts with
+// "ordo:" are the jobs to plan; a job ordo released that has not started yet is pinned at step 0
+// on the GPUs it was given. Services: each configured service's demand window, with
+// current_gpus = the placeholder allocations (`ordo-svc-ID`) it holds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ordo/adapters/slurm/slurm_config.h"
+#include "ordo/adapters/slurm/slurm_state.h"
+#include "ordo/core/error.h"
+#include "ordo/core/scenario.h"
+
+namespace ordo::slurm {
+
+/// The job-name prefix of service placeholder allocations: `ordo-svc-<service id>`.
+inline constexpr std::string_view kPlaceholderPrefix = "ordo-svc-";
+
+/// What one reconciliation cycle saw.
+struct Snapshot {
+  std::vector<SlurmNode> nodes;
+  std::vector<SlurmJob> jobs;
+  int64_t now = 0;  // Unix seconds: step 0 starts here
+};
+
+/// A held job ordo may start: scenario.jobs[job] is Slurm job `slurm_id`.
+struct Candidate {
+  int job = 0;
+  int64_t slurm_id = 0;
+};
+
+/// A running placeholder allocation of one GPU for a service.
+struct Placeholder {
+  int64_t slurm_id = 0;
+  std::string service;  // from the job name; may name a service no longer configured
+  int gpu = -1;         // scenario GPU id, -1 when outside the model (then it is cancelled)
+};
+
+struct Mapping {
+  Scenario scenario;
+  std::vector<SlurmNode> nodes;     // modelled nodes, in GPU id order
+  std::vector<int> node_first_gpu;  // scenario GPU id of each node's index 0
+  std::vector<int> node_gpus;       // GPUs of each node in the model (a power of two)
+  std::vector<Candidate> candidates;
+  std::vector<Placeholder> placeholders;
+  /// Jobs ordo released that have not started and whose GPUs something else now holds: held
+  /// again this cycle and planned afresh.
+  std::vector<int64_t> rehold;
+  /// One line per job or allocation left out of the model, and why.
+  std::vector<std::string> notes;
+
+  /// The node (index into `nodes`) and GPU index of scenario GPU id `gpu`.
+  [[nodiscard]] std::pair<int, int> Locate(int gpu) const;
+};
+
+/// Builds and validates the scenario for one cycle. Fails only when the cluster cannot be modelled
+/// at all (no usable GPU node) or the scenario is invalid (a service's floor cannot fit); jobs
+/// with bad metadata are left out with a note.
+[[nodiscard]] Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& config);
+
+}  // namespace ordo::slurm
