@@ -124,7 +124,8 @@ std::optional<size_t> FindYamlTooDeep(std::string_view text) {
   int flow = 0;               // open flow brackets
   size_t flow_base = 0;       // block levels around the outermost open flow collection
   char quote = 0;             // the open quote, when inside a quoted scalar
-  std::optional<size_t> block_scalar_parent;  // lines deeper than this belong to a block scalar
+  // Lines indented deeper than this belong to a block scalar (npos: not in one).
+  size_t block_scalar_parent = std::string_view::npos;
   size_t line_start = 0;
   while (line_start <= text.size()) {
     size_t line_end = text.find('\n', line_start);
@@ -135,12 +136,12 @@ std::optional<size_t> FindYamlTooDeep(std::string_view text) {
     while (indent < line.size() && line[indent] == ' ') ++indent;
     const bool blank = indent == line.size();
 
-    if (block_scalar_parent && quote == 0 && flow == 0) {
-      if (blank || indent > *block_scalar_parent) {
+    if (block_scalar_parent != std::string_view::npos && quote == 0 && flow == 0) {
+      if (blank || indent > block_scalar_parent) {
         line_start = line_end + 1;
         continue;
       }
-      block_scalar_parent.reset();
+      block_scalar_parent = std::string_view::npos;
     }
 
     size_t pos = 0;
@@ -360,7 +361,9 @@ class StrictJsonBuilder {
       if (frame.node->is_array()) {
         // An outer array's current element is its last; the innermost one's is the next.
         const size_t size = frame.node->size();
-        path += "[" + std::to_string(i + 1 < levels ? size - 1 : size) + "]";
+        path += '[';
+        path += std::to_string(i + 1 < levels ? size - 1 : size);
+        path += ']';
       } else {
         if (!path.empty()) path += '.';
         path += (i + 1 == levels && key != nullptr) ? *key : frame.key;

@@ -1,6 +1,7 @@
 #include "ordo/io/json_fields.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -12,8 +13,17 @@ constexpr size_t kMaxDescribedChars = 40;
 // Lines of pretty output are kept within this width where a container fits on one line.
 constexpr size_t kInlineWidth = 120;
 
-std::string DumpScalar(const OrderedJson& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+void AppendScalar(const OrderedJson& value, std::string& out) {
+  // Integers are the bulk of a plan or a demand curve: format them without a serializer.
+  if (value.is_number_integer()) {
+    char buffer[24];
+    const auto [end, ec] = value.is_number_unsigned()
+                               ? std::to_chars(buffer, buffer + sizeof buffer, value.get<uint64_t>())
+                               : std::to_chars(buffer, buffer + sizeof buffer, value.get<int64_t>());
+    out.append(buffer, end);
+    return;
+  }
+  out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string FormatLimit(double limit) {
@@ -45,16 +55,18 @@ bool AllScalars(const OrderedJson& value) {
                      [](const OrderedJson& v) { return v.is_primitive(); });
 }
 
-void DumpInline(const OrderedJson& value, std::string& out) {
+// Appends the one-line text of `value`; gives up (returns false) once `out` is longer than `limit`,
+// so deciding whether a large container fits costs no more than the width.
+bool DumpInline(const OrderedJson& value, std::string& out, size_t limit) {
   if (value.is_object()) {
     out += '{';
     bool first = true;
     for (const auto& [key, item] : value.items()) {
       if (!first) out += ", ";
       first = false;
-      out += DumpScalar(OrderedJson(key));
+      AppendScalar(OrderedJson(key), out);
       out += ": ";
-      DumpInline(item, out);
+      if (!DumpInline(item, out, limit)) return false;
     }
     out += '}';
   } else if (value.is_array()) {
@@ -63,20 +75,23 @@ void DumpInline(const OrderedJson& value, std::string& out) {
     for (const auto& item : value) {
       if (!first) out += ", ";
       first = false;
-      DumpInline(item, out);
+      if (!DumpInline(item, out, limit)) return false;
     }
     out += ']';
   } else {
-    out += DumpScalar(value);
+    AppendScalar(value, out);
   }
+  return out.size() <= limit;
 }
 
 void DumpPretty(const OrderedJson& value, int indent, int level, std::string& out) {
-  std::string inline_text;
-  DumpInline(value, inline_text);
   const size_t column = static_cast<size_t>(indent) * static_cast<size_t>(level);
-  const bool fits = column + inline_text.size() <= kInlineWidth;
-  if (value.is_primitive() || value.empty() || fits || (value.is_array() && AllScalars(value))) {
+  if (value.is_primitive() || value.empty() || (value.is_array() && AllScalars(value))) {
+    DumpInline(value, out, std::numeric_limits<size_t>::max());
+    return;
+  }
+  std::string inline_text;
+  if (column < kInlineWidth && DumpInline(value, inline_text, kInlineWidth - column)) {
     out += inline_text;
     return;
   }
@@ -89,7 +104,7 @@ void DumpPretty(const OrderedJson& value, int indent, int level, std::string& ou
     first = false;
     out += inner;
     if (object) {
-      out += DumpScalar(OrderedJson(key));
+      AppendScalar(OrderedJson(key), out);
       out += ": ";
     }
     DumpPretty(item, indent, level + 1, out);
@@ -143,10 +158,22 @@ std::string Describe(const Json& value) {
   }
 }
 
-Result<int64_t> ToInt(const Json& value, const std::string& path, int64_t min, int64_t max) {
-  const std::string range = " from " + std::to_string(min) + " to " + std::to_string(max);
+std::string LazyPath::str() const {
+  switch (kind_) {
+    case kKey:
+      return FieldPath(parent_, key_);
+    case kIndex:
+      return IndexPath(parent_, index_);
+    case kWhole:
+      break;
+  }
+  return std::string(parent_);
+}
+
+Result<int64_t> ToInt(const Json& value, const LazyPath& path, int64_t min, int64_t max) {
   auto out_of_range = [&] {
-    return FailInput(path, "must be an integer" + range + " (got " + value.dump() + ")");
+    return FailInput(path.str(), "must be an integer from " + std::to_string(min) + " to " +
+                                     std::to_string(max) + " (got " + value.dump() + ")");
   };
   if (value.is_number_integer() && !value.is_number_unsigned()) {
     const int64_t n = value.get<int64_t>();
@@ -164,7 +191,7 @@ Result<int64_t> ToInt(const Json& value, const std::string& path, int64_t min, i
   if (value.is_number_float()) {
     const double d = value.get<double>();
     if (!std::isfinite(d) || d != std::floor(d)) {
-      return FailInput(path, "must be an integer (got " + value.dump() + ")");
+      return FailInput(path.str(), "must be an integer (got " + value.dump() + ")");
     }
     // Compare as doubles first: casting 1e30 to int64 would overflow.
     if (d < static_cast<double>(min) || d > static_cast<double>(max)) return out_of_range();
@@ -172,38 +199,44 @@ Result<int64_t> ToInt(const Json& value, const std::string& path, int64_t min, i
     if (n < min || n > max) return out_of_range();
     return n;
   }
-  return FailInput(path, "must be an integer (got " + Describe(value) + ")");
+  return FailInput(path.str(), "must be an integer (got " + Describe(value) + ")");
 }
 
-Result<double> ToNumber(const Json& value, const std::string& path, double min, double max,
+Result<double> ToNumber(const Json& value, const LazyPath& path, double min, double max,
                         bool min_exclusive) {
-  if (!value.is_number()) return FailInput(path, "must be a number (got " + Describe(value) + ")");
+  if (!value.is_number()) {
+    return FailInput(path.str(), "must be a number (got " + Describe(value) + ")");
+  }
   const double d = value.get<double>();
-  if (!std::isfinite(d)) return FailInput(path, "must be a finite number");
+  if (!std::isfinite(d)) return FailInput(path.str(), "must be a finite number");
   if ((min_exclusive ? d <= min : d < min) || d > max) {
-    return FailInput(path, std::string("must be a number ") + (min_exclusive ? "> " : ">= ") +
+    return FailInput(path.str(), std::string("must be a number ") + (min_exclusive ? "> " : ">= ") +
                                FormatLimit(min) + " and <= " + FormatLimit(max) + " (got " +
                                value.dump() + ")");
   }
   return d;
 }
 
-Result<std::string> ToString(const Json& value, const std::string& path, size_t max_bytes,
+Result<std::string> ToString(const Json& value, const LazyPath& path, size_t max_bytes,
                              bool allow_empty) {
-  if (!value.is_string()) return FailInput(path, "must be a string (got " + Describe(value) + ")");
+  if (!value.is_string()) {
+    return FailInput(path.str(), "must be a string (got " + Describe(value) + ")");
+  }
   const auto& text = value.get_ref<const std::string&>();
-  if (text.empty() && !allow_empty) return FailInput(path, "must not be empty");
+  if (text.empty() && !allow_empty) return FailInput(path.str(), "must not be empty");
   if (text.size() > max_bytes) {
-    return FailInput(path, "is too long: at most " + std::to_string(max_bytes) + " bytes (got " +
+    return FailInput(path.str(), "is too long: at most " + std::to_string(max_bytes) + " bytes (got " +
                                std::to_string(text.size()) + ")");
   }
   return text;
 }
 
-Result<void> CheckList(const Json& value, const std::string& path, size_t max_items) {
-  if (!value.is_array()) return FailInput(path, "must be a list (got " + Describe(value) + ")");
+Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items) {
+  if (!value.is_array()) {
+    return FailInput(path.str(), "must be a list (got " + Describe(value) + ")");
+  }
   if (value.size() > max_items) {
-    return FailInput(path, "has too many entries: at most " + std::to_string(max_items) +
+    return FailInput(path.str(), "has too many entries: at most " + std::to_string(max_items) +
                                " (got " + std::to_string(value.size()) + ")");
   }
   return {};
@@ -254,14 +287,14 @@ Error ObjectReader::Missing(std::string_view key, std::string_view hint) const {
 Result<int64_t> ObjectReader::Int(std::string_view key, int64_t min, int64_t max) const {
   const Json* value = Find(key);
   if (value == nullptr) return Fail(Missing(key));
-  return ToInt(*value, Path(key), min, max);
+  return ToInt(*value, LazyPath(path_, key), min, max);
 }
 
 Result<std::optional<int64_t>> ObjectReader::OptionalInt(std::string_view key, int64_t min,
                                                          int64_t max) const {
   const Json* value = Find(key);
   if (value == nullptr) return std::optional<int64_t>();
-  auto n = ToInt(*value, Path(key), min, max);
+  auto n = ToInt(*value, LazyPath(path_, key), min, max);
   if (!n) return Fail(n.error());
   return std::optional<int64_t>(*n);
 }
@@ -270,14 +303,14 @@ Result<double> ObjectReader::Number(std::string_view key, double min, double max
                                     bool min_exclusive) const {
   const Json* value = Find(key);
   if (value == nullptr) return Fail(Missing(key));
-  return ToNumber(*value, Path(key), min, max, min_exclusive);
+  return ToNumber(*value, LazyPath(path_, key), min, max, min_exclusive);
 }
 
 Result<std::optional<double>> ObjectReader::OptionalNumber(std::string_view key, double min,
                                                            double max, bool min_exclusive) const {
   const Json* value = Find(key);
   if (value == nullptr) return std::optional<double>();
-  auto d = ToNumber(*value, Path(key), min, max, min_exclusive);
+  auto d = ToNumber(*value, LazyPath(path_, key), min, max, min_exclusive);
   if (!d) return Fail(d.error());
   return std::optional<double>(*d);
 }
@@ -286,7 +319,7 @@ Result<std::string> ObjectReader::String(std::string_view key, size_t max_bytes,
                                          bool allow_empty) const {
   const Json* value = Find(key);
   if (value == nullptr) return Fail(Missing(key));
-  return ToString(*value, Path(key), max_bytes, allow_empty);
+  return ToString(*value, LazyPath(path_, key), max_bytes, allow_empty);
 }
 
 Result<std::optional<std::string>> ObjectReader::OptionalString(std::string_view key,
@@ -294,7 +327,7 @@ Result<std::optional<std::string>> ObjectReader::OptionalString(std::string_view
                                                                 bool allow_empty) const {
   const Json* value = Find(key);
   if (value == nullptr) return std::optional<std::string>();
-  auto s = ToString(*value, Path(key), max_bytes, allow_empty);
+  auto s = ToString(*value, LazyPath(path_, key), max_bytes, allow_empty);
   if (!s) return Fail(s.error());
   return std::optional<std::string>(std::move(*s));
 }
@@ -302,14 +335,14 @@ Result<std::optional<std::string>> ObjectReader::OptionalString(std::string_view
 Result<const Json*> ObjectReader::List(std::string_view key, size_t max_items) const {
   const Json* value = Find(key);
   if (value == nullptr) return Fail(Missing(key));
-  if (auto ok = CheckList(*value, Path(key), max_items); !ok) return Fail(ok.error());
+  if (auto ok = CheckList(*value, LazyPath(path_, key), max_items); !ok) return Fail(ok.error());
   return value;
 }
 
 Result<const Json*> ObjectReader::OptionalList(std::string_view key, size_t max_items) const {
   const Json* value = Find(key);
   if (value == nullptr) return static_cast<const Json*>(nullptr);
-  if (auto ok = CheckList(*value, Path(key), max_items); !ok) return Fail(ok.error());
+  if (auto ok = CheckList(*value, LazyPath(path_, key), max_items); !ok) return Fail(ok.error());
   return value;
 }
 

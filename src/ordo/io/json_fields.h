@@ -41,18 +41,36 @@ std::string FieldPath(std::string_view parent, std::string_view key);
 /// `parent[index]`.
 std::string IndexPath(std::string_view parent, size_t index);
 
+/// A field path that is spelled out only when an error needs it, so reading a valid document
+/// builds no path strings. Refers to its parts; use it within the full expression that makes it.
+class LazyPath {
+ public:
+  LazyPath(const std::string& path) : parent_(path) {}  // NOLINT(google-explicit-constructor)
+  LazyPath(const char* path) : parent_(path) {}          // NOLINT(google-explicit-constructor)
+  LazyPath(std::string_view parent, std::string_view key) : parent_(parent), key_(key), kind_(kKey) {}
+  LazyPath(std::string_view parent, size_t index) : parent_(parent), index_(index), kind_(kIndex) {}
+  [[nodiscard]] std::string str() const;
+
+ private:
+  enum Kind { kWhole, kKey, kIndex };
+  std::string_view parent_;
+  std::string_view key_;
+  size_t index_ = 0;
+  Kind kind_ = kWhole;
+};
+
 /// A short description of a value for messages: `string "4"`, `true`, `4.5`, `an array`, `null`.
 std::string Describe(const Json& value);
 
 /// Strict conversions of one value; `path` names it in the error.
 /// Integers: a JSON integer, or a number with an integral value (4.0); never a string or boolean.
-[[nodiscard]] Result<int64_t> ToInt(const Json& value, const std::string& path, int64_t min,
+[[nodiscard]] Result<int64_t> ToInt(const Json& value, const LazyPath& path, int64_t min,
                                     int64_t max);
 /// Numbers: any finite JSON number within [min, max] (or (min, max] when min_exclusive).
-[[nodiscard]] Result<double> ToNumber(const Json& value, const std::string& path, double min,
+[[nodiscard]] Result<double> ToNumber(const Json& value, const LazyPath& path, double min,
                                       double max, bool min_exclusive = false);
 /// Strings of 1..max_bytes bytes (0..max_bytes when allow_empty).
-[[nodiscard]] Result<std::string> ToString(const Json& value, const std::string& path,
+[[nodiscard]] Result<std::string> ToString(const Json& value, const LazyPath& path,
                                            size_t max_bytes, bool allow_empty);
 
 /// A JSON object being read: rejects unknown fields (those not listed and not starting with `x-`)
@@ -98,7 +116,7 @@ class ObjectReader {
 };
 
 /// Fails unless `value` is an array of at most max_items entries.
-[[nodiscard]] Result<void> CheckList(const Json& value, const std::string& path, size_t max_items);
+[[nodiscard]] Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items);
 
 bool IsPowerOfTwo(int64_t n);
 

@@ -40,7 +40,8 @@ Result<std::optional<int>> NullableStep(const ObjectReader& obj, std::string_vie
   const Json* value = obj.Find(key);
   if (value == nullptr) return Fail(obj.Missing(key, "an integer, or null"));
   if (value->is_null()) return std::optional<int>();
-  auto n = internal::ToInt(*value, obj.Path(key), -Limits::kMaxAbsStep, Limits::kMaxAbsStep);
+  auto n = internal::ToInt(*value, internal::LazyPath(obj.path(), key), -Limits::kMaxAbsStep,
+                           Limits::kMaxAbsStep);
   if (!n) return Fail(n.error());
   return std::optional<int>(static_cast<int>(*n));
 }
@@ -81,7 +82,7 @@ Result<ServiceAllocation> ReadServiceAllocation(const Json& value, const std::st
     ORDO_IO_CHECK(internal::CheckList(ids, step_path, static_cast<size_t>(Limits::kMaxGpus)));
     service.gpus[t].reserve(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
-      auto id = internal::ToInt(ids[k], IndexPath(step_path, k), 0, Limits::kMaxGpus - 1);
+      auto id = internal::ToInt(ids[k], internal::LazyPath(step_path, k), 0, Limits::kMaxGpus - 1);
       if (!id) return Fail(id.error());
       service.gpus[t].push_back(static_cast<int>(*id));
     }

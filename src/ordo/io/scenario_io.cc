@@ -299,8 +299,9 @@ Result<Service> ReadService(const Json& value, const std::string& path, int hori
                                               std::to_string(list.size()) + ")");
   }
   service.demand.reserve(list.size());
+  const std::string demand_path = obj->Path("demand");
   for (size_t t = 0; t < list.size(); ++t) {
-    auto d = internal::ToInt(list[t], IndexPath(obj->Path("demand"), t), 0, Limits::kMaxGpus);
+    auto d = internal::ToInt(list[t], internal::LazyPath(demand_path, t), 0, Limits::kMaxGpus);
     if (!d) return Fail(d.error());
     service.demand.push_back(static_cast<int>(*d));
   }
