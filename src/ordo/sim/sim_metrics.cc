@@ -1,0 +1,119 @@
+#include "ordo/sim/sim_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ordo::sim {
+namespace {
+
+double NearestRank(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
+}
+
+WaitStats Summarize(const std::vector<double>& waits, int unstarted) {
+  WaitStats w;
+  w.jobs = static_cast<int>(waits.size());
+  w.unstarted = unstarted;
+  if (waits.empty()) return w;
+  double sum = 0;
+  for (double x : waits) sum += x;
+  w.mean_hours = sum / static_cast<double>(waits.size());
+  w.p95_hours = NearestRank(waits, 0.95);
+  return w;
+}
+
+}  // namespace
+
+PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int from, int to) {
+  PeriodMetrics m;
+  m.from_step = from;
+  m.to_step = to;
+  const double step_hours = world.step_minutes / 60.0;
+  const double M = world.objective.unmet_penalty_multiplier;
+
+  std::array<std::vector<double>, 3> waits;
+  std::array<int, 3> unstarted{};
+  for (const JobOutcome& o : run.jobs) {
+    const WorldJob& wj = world.jobs[o.world_index];
+    if (o.start_step) {
+      const int start = *o.start_step;
+      const int end = start + o.actual_steps;
+      const int a = std::max(start, from);
+      const int b = std::min(end, to);
+      if (b > a) {
+        m.batch_gpu_steps += static_cast<long long>(o.gpus) * (b - a);
+        m.batch_value += wj.priority * o.gpus * (b - a);
+      }
+      if (start >= from && start < to) ++m.jobs_started;
+      if (end > from && end <= to) ++m.jobs_completed;
+    }
+    if (wj.arrival_step >= from && wj.arrival_step < to) {
+      ++m.jobs_arrived;
+      const int kind = static_cast<int>(wj.kind);
+      const int until = o.start_step ? *o.start_step : run.steps;
+      waits[kind].push_back((until - wj.arrival_step) * step_hours);
+      if (!o.start_step) ++unstarted[kind];
+    }
+  }
+  long long allocated = 0;
+  long long served = 0;
+  double penalty = 0;
+  for (size_t i = 0; i < world.services.size(); ++i) {
+    const double priority = world.services[i].priority;
+    for (int t = from; t < to; ++t) {
+      const long long a = static_cast<long long>(run.service_gpus[i][t].size());
+      const long long d = run.service_demand[i][t];
+      allocated += a;
+      served += std::min(a, d);
+      m.service_value += priority * static_cast<double>(std::min(a, d));
+      m.realtime_demand_gpu_steps += d;
+      const long long unmet = std::max(0LL, d - a);
+      m.realtime_unmet_gpu_steps += unmet;
+      penalty += M * priority * static_cast<double>(unmet);
+    }
+  }
+  m.value = m.batch_value + m.service_value;
+  m.net_value = m.value - penalty;
+  const double capacity = static_cast<double>(world.cluster.total_gpus()) * (to - from);
+  if (capacity > 0) {
+    m.utilization = static_cast<double>(m.batch_gpu_steps + served) / capacity;
+    m.allocated_utilization = static_cast<double>(m.batch_gpu_steps + allocated) / capacity;
+  }
+
+  std::vector<double> all;
+  int all_unstarted = 0;
+  for (int k = 0; k < 3; ++k) {
+    m.wait_by_kind[k] = Summarize(waits[k], unstarted[k]);
+    all.insert(all.end(), waits[k].begin(), waits[k].end());
+    all_unstarted += unstarted[k];
+  }
+  m.wait_all = Summarize(all, all_unstarted);
+
+  std::vector<double> ms;
+  for (const Decision& d : run.decisions) {
+    if (d.step >= from && d.step < to) ms.push_back(d.plan_ms);
+  }
+  m.decisions = static_cast<int>(ms.size());
+  if (!ms.empty()) {
+    for (double x : ms) m.plan_ms_total += x;
+    m.plan_ms_mean = m.plan_ms_total / static_cast<double>(ms.size());
+    m.plan_ms_p95 = NearestRank(ms, 0.95);
+    m.plan_ms_max = *std::max_element(ms.begin(), ms.end());
+  }
+  return m;
+}
+
+SimMetrics ComputeSimMetrics(const World& world, const SimRun& run) {
+  SimMetrics m;
+  m.total = ComputePeriodMetrics(world, run, 0, run.steps);
+  const int spd = world.steps_per_day();
+  for (int from = 0; from < run.steps; from += spd) {
+    m.days.push_back(ComputePeriodMetrics(world, run, from, std::min(run.steps, from + spd)));
+  }
+  return m;
+}
+
+}  // namespace ordo::sim

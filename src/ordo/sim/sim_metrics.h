@@ -1,0 +1,70 @@
+// Metrics of a committed timeline, per day and over the whole window: the spec's metrics
+// (spec/formats-v1.md, "Metrics", with the window in place of the horizon), waits by job kind,
+// unmet real-time demand and planning time per decision.
+//
+//   SimMetrics m = ComputeSimMetrics(world, run);
+//   m.total.value, m.total.realtime_unmet_gpu_steps, m.days[2].wait_by_kind[0].p95_hours
+//
+// Definitions (G GPUs, steps [from, to) of the period, actual demand and durations):
+// - batch_value: sum over steps of priority * gpus of the jobs running; service_value: sum of
+//   priority * min(allocated, demand); value = batch_value + service_value (the spec's `value`).
+// - net_value = value - M * sum over services and steps of priority * max(0, demand - allocated):
+//   the spec's objective without its time decay, which has no meaning over a rolling window.
+// - utilization, allocated_utilization, realtime_unmet_gpu_steps: as the spec, over the period.
+// - jobs_started: starts inside the period; jobs_completed: jobs whose actual end falls in
+//   (from, to]; jobs_arrived: arrivals in [from, to).
+// - waits, by the period in which a job arrives: start - arrival; a job never started counts with
+//   the window's end - arrival (a lower bound: censored), so starving a job never lowers a wait.
+// - planning time: the wall time of each decision taken inside the period.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "ordo/sim/simulator.h"
+#include "ordo/sim/world.h"
+
+namespace ordo::sim {
+
+struct WaitStats {
+  int jobs = 0;       // arrived in the period
+  int unstarted = 0;  // of them, never started inside the window (censored waits)
+  double mean_hours = 0;
+  double p95_hours = 0;  // nearest rank
+};
+
+struct PeriodMetrics {
+  int from_step = 0;
+  int to_step = 0;  // exclusive
+  double utilization = 0;
+  double allocated_utilization = 0;
+  double value = 0;
+  double batch_value = 0;
+  double service_value = 0;
+  double net_value = 0;
+  long long batch_gpu_steps = 0;
+  long long realtime_demand_gpu_steps = 0;
+  long long realtime_unmet_gpu_steps = 0;
+  int jobs_arrived = 0;
+  int jobs_started = 0;
+  int jobs_completed = 0;
+  std::array<WaitStats, 3> wait_by_kind{};  // indexed by JobKind
+  WaitStats wait_all;
+  int decisions = 0;
+  double plan_ms_mean = 0;
+  double plan_ms_p95 = 0;
+  double plan_ms_max = 0;
+  double plan_ms_total = 0;
+};
+
+struct SimMetrics {
+  PeriodMetrics total;
+  std::vector<PeriodMetrics> days;  // one per day of the window
+};
+
+SimMetrics ComputeSimMetrics(const World& world, const SimRun& run);
+
+/// Metrics over steps [from, to) of the run.
+PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int from, int to);
+
+}  // namespace ordo::sim

@@ -1,0 +1,660 @@
+// The world format (docs/world-format.md): reader, writer, validation and the noise models.
+#include "ordo/sim/world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <unordered_map>
+
+#include "ordo/core/validate.h"
+#include "ordo/sim/json_util.h"
+#include "ordo/sim/random.h"
+
+namespace ordo::sim {
+namespace {
+
+using internal::Fields;
+using internal::Index;
+using internal::Json;
+
+constexpr int kMaxDays = 366;
+constexpr double kMaxSigma = 5.0;
+constexpr double kMaxRate = 1e15;
+constexpr double kMaxMemoryGb = 1e6;
+
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// The cluster and service rules a scenario shares with a world are checked by ValidateScenario on a
+// probe scenario: one implementation of the spec's rules, the same messages, the same paths
+// (`cluster.node_groups[0].nodes`, `services[1].min_gpus`).
+Scenario ProbeScenario(const World& w) {
+  Scenario s;
+  s.name = w.name;
+  s.step_minutes = w.step_minutes;
+  s.horizon_steps = w.horizon_steps;
+  s.cluster = w.cluster;
+  s.objective = w.objective;
+  for (const WorldService& ws : w.services) {
+    Service svc;
+    svc.id = ws.id;
+    svc.priority = ws.priority;
+    svc.min_gpus = ws.min_gpus;
+    svc.max_gpus = ws.max_gpus;
+    svc.max_change_per_step = ws.max_change_per_step;
+    svc.current_gpus = ws.current_gpus;
+    svc.requirement = ws.requirement;
+    svc.demand.assign(w.horizon_steps, 0);
+    s.services.push_back(std::move(svc));
+  }
+  return s;
+}
+
+Result<void> CheckCurveLength(size_t size, const std::string& path, int window_steps) {
+  if (size < static_cast<size_t>(window_steps)) {
+    return FailInput(path, "must have at least one entry per step of the window (" +
+                               std::to_string(window_steps) + " = days x steps per day), got " +
+                               std::to_string(size));
+  }
+  return {};
+}
+
+}  // namespace
+
+int GpusForRate(double rate, double per_gpu_rate, double headroom) {
+  if (rate <= 0) return 0;
+  const double gpus = std::ceil(rate * (1.0 + headroom) / per_gpu_rate - 1e-9);
+  return static_cast<int>(std::min<double>(gpus, Limits::kMaxGpus));
+}
+
+Result<void> ValidateWorld(const World& w) {
+  if (w.version != kWorldFormatVersion) {
+    return FailInput("version", "must be " + std::to_string(kWorldFormatVersion));
+  }
+  if (w.step_minutes < 1 || w.step_minutes > 1440 || 1440 % w.step_minutes != 0) {
+    return FailInput("step_minutes", "must divide a day (1440 minutes) evenly (got " +
+                                         std::to_string(w.step_minutes) + ")");
+  }
+  if (w.days < 1 || w.days > kMaxDays) {
+    return FailInput("days", "must be an integer from 1 to " + std::to_string(kMaxDays));
+  }
+  // The committed timeline is checked as one scenario over the whole window, so the window obeys
+  // a scenario's limits too.
+  if (w.window_steps() > Limits::kMaxHorizonSteps) {
+    return FailInput("days", "the window has " + std::to_string(w.window_steps()) +
+                                 " steps, more than " + std::to_string(Limits::kMaxHorizonSteps));
+  }
+  if (w.horizon_steps < 1 || w.horizon_steps > Limits::kMaxHorizonSteps) {
+    return FailInput("horizon_steps", "must be an integer from 1 to " +
+                                          std::to_string(Limits::kMaxHorizonSteps));
+  }
+  Scenario probe = ProbeScenario(w);
+  if (auto ok = ValidateScenario(probe); !ok) return ok;
+  if (static_cast<int64_t>(w.cluster.total_gpus()) * w.window_steps() > Limits::kMaxGpuSteps) {
+    return FailInput("days", "GPUs x window steps exceeds " + std::to_string(Limits::kMaxGpuSteps));
+  }
+  auto check_sigma = [](double sigma, const std::string& path) -> Result<void> {
+    if (!std::isfinite(sigma) || sigma < 0 || sigma > kMaxSigma) {
+      return FailInput(path, "must be a number from 0 to 5");
+    }
+    return {};
+  };
+  if (w.duration_noise) {
+    if (auto ok = check_sigma(w.duration_noise->sigma, "duration_noise.sigma"); !ok) return ok;
+  }
+  if (w.traffic_noise) {
+    if (auto ok = check_sigma(w.traffic_noise->sigma, "traffic_noise.sigma"); !ok) return ok;
+    const double c = w.traffic_noise->correlation;
+    if (!std::isfinite(c) || c < 0 || c >= 1) {
+      return FailInput("traffic_noise.correlation", "must be a number in [0, 1)");
+    }
+  }
+
+  std::set<std::string> ids;
+  for (const WorldService& s : w.services) ids.insert(s.id);
+  for (size_t j = 0; j < w.jobs.size(); ++j) {
+    const WorldJob& job = w.jobs[j];
+    const std::string where = Index("jobs", j);
+    if (job.id.empty() || job.id.size() > static_cast<size_t>(Limits::kMaxIdLength)) {
+      return FailInput(where + ".id", "must be 1 to 256 characters");
+    }
+    if (!ids.insert(job.id).second) {
+      return FailInput(where + ".id", "\"" + job.id + "\" is not unique among jobs and services");
+    }
+    if (!(job.priority > 0) || job.priority > Limits::kMaxPriority) {
+      return FailInput(where + ".priority", "must be a number > 0 and <= 1e9");
+    }
+    if (job.arrival_step < 0 || job.arrival_step > Limits::kMaxAbsStep) {
+      return FailInput(where + ".arrival_step",
+                       "must be an integer from 0 (the window's start) to 1000000");
+    }
+    if (job.shapes.empty() || job.shapes.size() > static_cast<size_t>(Limits::kMaxShapes)) {
+      return FailInput(where + ".shapes", "must list 1 to 16 shapes");
+    }
+    for (size_t k = 0; k < job.shapes.size(); ++k) {
+      const WorldShape& shape = job.shapes[k];
+      const std::string sp = job.shapes.size() == 1 ? where : Index(where + ".shapes", k);
+      if (!IsPowerOfTwo(shape.gpus) || shape.gpus > Limits::kMaxGpus) {
+        return FailInput(sp + ".gpus", "must be a power of two (got " + std::to_string(shape.gpus) +
+                                           ")");
+      }
+      if (shape.duration_steps < 1 || shape.duration_steps > Limits::kMaxDurationSteps) {
+        return FailInput(sp + ".duration_steps", "must be an integer from 1 to 1000000");
+      }
+      if (shape.forecast_duration_steps && (*shape.forecast_duration_steps < 1 ||
+                                            *shape.forecast_duration_steps >
+                                                Limits::kMaxDurationSteps)) {
+        return FailInput(sp + ".forecast_duration_steps", "must be an integer from 1 to 1000000");
+      }
+    }
+    if (job.requirement.min_gpu_memory_gb &&
+        (!std::isfinite(*job.requirement.min_gpu_memory_gb) ||
+         *job.requirement.min_gpu_memory_gb < 0)) {
+      return FailInput(where + ".min_gpu_memory_gb", "must be a finite number >= 0");
+    }
+  }
+
+  for (size_t i = 0; i < w.services.size(); ++i) {
+    const WorldService& s = w.services[i];
+    const std::string where = Index("services", i);
+    const bool has_demand = !s.demand.empty();
+    const bool has_rate = !s.rate.empty();
+    if (has_demand == has_rate) {
+      return FailInput(where + ".demand", "give either demand (GPUs per step) or rate, not both");
+    }
+    if (!s.forecast_demand.empty() && !s.forecast_rate.empty()) {
+      return FailInput(where + ".forecast_demand", "give either forecast_demand or forecast_rate");
+    }
+    if ((has_rate || !s.forecast_rate.empty()) &&
+        !(s.per_gpu_rate > 0 && std::isfinite(s.per_gpu_rate))) {
+      return FailInput(where + ".per_gpu_rate", "must be a number > 0 where a rate is given");
+    }
+    if (!std::isfinite(s.headroom) || s.headroom < 0 || s.headroom > 100) {
+      return FailInput(where + ".headroom", "must be a number from 0 to 100");
+    }
+    const int n = w.window_steps();
+    if (has_demand) {
+      if (auto ok = CheckCurveLength(s.demand.size(), where + ".demand", n); !ok) return ok;
+    } else {
+      if (auto ok = CheckCurveLength(s.rate.size(), where + ".rate", n); !ok) return ok;
+    }
+    if (!s.forecast_demand.empty()) {
+      if (auto ok = CheckCurveLength(s.forecast_demand.size(), where + ".forecast_demand", n); !ok) {
+        return ok;
+      }
+    }
+    if (!s.forecast_rate.empty()) {
+      if (auto ok = CheckCurveLength(s.forecast_rate.size(), where + ".forecast_rate", n); !ok) {
+        return ok;
+      }
+    }
+    for (size_t t = 0; t < s.demand.size(); ++t) {
+      if (s.demand[t] < 0) return FailInput(Index(where + ".demand", t), "must be >= 0");
+    }
+    for (size_t t = 0; t < s.forecast_demand.size(); ++t) {
+      if (s.forecast_demand[t] < 0) {
+        return FailInput(Index(where + ".forecast_demand", t), "must be >= 0");
+      }
+    }
+    for (size_t t = 0; t < s.rate.size(); ++t) {
+      if (!std::isfinite(s.rate[t]) || s.rate[t] < 0) {
+        return FailInput(Index(where + ".rate", t), "must be a finite number >= 0");
+      }
+    }
+    for (size_t t = 0; t < s.forecast_rate.size(); ++t) {
+      if (!std::isfinite(s.forecast_rate[t]) || s.forecast_rate[t] < 0) {
+        return FailInput(Index(where + ".forecast_rate", t), "must be a finite number >= 0");
+      }
+    }
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader.
+
+namespace {
+
+Result<GpuRequirement> ReadRequirement(const Fields& f) {
+  GpuRequirement req;
+  ORDO_SIM_TRY(req.gpu_type, f.MaybeString("gpu_type", Limits::kMaxIdLength));
+  ORDO_SIM_TRY(req.min_gpu_memory_gb, f.MaybeNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
+  return req;
+}
+
+Result<Cluster> ReadCluster(const Json& v) {
+  ORDO_SIM_TRY(Fields f, Fields::Of(v, "cluster"));
+  ORDO_SIM_CHECK(f.AllowOnly({"node_groups"}));
+  const Json* groups = f.Find("node_groups");
+  if (!groups || !groups->is_array()) {
+    return FailInput("cluster.node_groups", "must be a list of node groups");
+  }
+  if (groups->size() > static_cast<size_t>(Limits::kMaxNodeGroups)) {
+    return FailInput("cluster.node_groups", "more than 1024 groups");
+  }
+  Cluster cluster;
+  for (size_t k = 0; k < groups->size(); ++k) {
+    ORDO_SIM_TRY(Fields g, Fields::Of((*groups)[k], Index("cluster.node_groups", k)));
+    ORDO_SIM_CHECK(g.AllowOnly({"name", "nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb"}));
+    NodeGroup group;
+    ORDO_SIM_TRY(group.name, g.String("name", Limits::kMaxIdLength));
+    ORDO_SIM_TRY(int64_t nodes, g.Int("nodes", 1, Limits::kMaxGpus));
+    ORDO_SIM_TRY(int64_t gpn, g.Int("gpus_per_node", 1, 16));
+    group.nodes = static_cast<int>(nodes);
+    group.gpus_per_node = static_cast<int>(gpn);
+    ORDO_SIM_TRY(auto type, g.MaybeString("gpu_type", Limits::kMaxIdLength));
+    if (type) group.gpu_type = *type;
+    ORDO_SIM_TRY(auto memory, g.MaybeNumber("gpu_memory_gb", 1e-9, kMaxMemoryGb));
+    if (memory) group.gpu_memory_gb = *memory;
+    cluster.groups.push_back(std::move(group));
+  }
+  return cluster;
+}
+
+Result<WorldShape> ReadShape(const Fields& f) {
+  WorldShape shape;
+  ORDO_SIM_TRY(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
+  if (!IsPowerOfTwo(gpus)) {
+    return FailInput(f.Path("gpus"), "must be a power of two (got " + std::to_string(gpus) + ")");
+  }
+  shape.gpus = static_cast<int>(gpus);
+  ORDO_SIM_TRY(int64_t d, f.Int("duration_steps", 1, Limits::kMaxDurationSteps));
+  shape.duration_steps = static_cast<int>(d);
+  ORDO_SIM_TRY(auto fd, f.MaybeInt("forecast_duration_steps", 1, Limits::kMaxDurationSteps));
+  if (fd) shape.forecast_duration_steps = static_cast<int>(*fd);
+  return shape;
+}
+
+Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
+  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
+  ORDO_SIM_CHECK(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
+                              "forecast_duration_steps", "shapes", "gpu_type",
+                              "min_gpu_memory_gb"}));
+  WorldJob job;
+  ORDO_SIM_TRY(job.id, f.String("id", Limits::kMaxIdLength));
+  ORDO_SIM_TRY(std::string kind, f.String("kind", Limits::kMaxIdLength));
+  const auto parsed = ParseJobKind(kind);
+  if (!parsed) {
+    return FailInput(f.Path("kind"), "unknown kind \"" + kind +
+                                         "\" (expected training, batch_inference or quantization)");
+  }
+  job.kind = *parsed;
+  ORDO_SIM_TRY(job.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  if (!(job.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
+  ORDO_SIM_TRY(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
+  job.arrival_step = static_cast<int>(arrival);
+  ORDO_SIM_TRY(job.requirement, ReadRequirement(f));
+  const bool single = f.Has("gpus") || f.Has("duration_steps") || f.Has("forecast_duration_steps");
+  if (const Json* shapes = f.Find("shapes")) {
+    if (single) {
+      return FailInput(f.Path("shapes"), "give either gpus + duration_steps or shapes, not both");
+    }
+    if (!shapes->is_array() || shapes->empty() ||
+        shapes->size() > static_cast<size_t>(Limits::kMaxShapes)) {
+      return FailInput(f.Path("shapes"), "must be a list of 1 to 16 shapes");
+    }
+    for (size_t k = 0; k < shapes->size(); ++k) {
+      ORDO_SIM_TRY(Fields s, Fields::Of((*shapes)[k], Index(f.Path("shapes"), k)));
+      ORDO_SIM_CHECK(s.AllowOnly({"gpus", "duration_steps", "forecast_duration_steps"}));
+      ORDO_SIM_TRY(WorldShape shape, ReadShape(s));
+      job.shapes.push_back(shape);
+    }
+  } else {
+    ORDO_SIM_TRY(WorldShape shape, ReadShape(f));
+    job.shapes.push_back(shape);
+  }
+  return job;
+}
+
+Result<WorldService> ReadService(const Json& v, const std::string& path, int cluster_gpus) {
+  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
+  ORDO_SIM_CHECK(f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
+                              "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand", "rate",
+                              "per_gpu_rate", "headroom", "forecast_demand", "forecast_rate"}));
+  WorldService s;
+  ORDO_SIM_TRY(s.id, f.String("id", Limits::kMaxIdLength));
+  ORDO_SIM_TRY(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  if (!(s.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
+  ORDO_SIM_TRY(auto n, f.MaybeInt("min_gpus", 0, Limits::kMaxGpus));
+  s.min_gpus = static_cast<int>(n.value_or(0));
+  ORDO_SIM_TRY(n, f.MaybeInt("max_gpus", 0, Limits::kMaxGpus));
+  s.max_gpus = static_cast<int>(n.value_or(cluster_gpus));
+  if (!n && s.min_gpus > s.max_gpus) {
+    return FailInput(f.Path("min_gpus"), "must be <= max_gpus, which defaults to the cluster's " +
+                                             std::to_string(cluster_gpus) + " GPUs (got " +
+                                             std::to_string(s.min_gpus) + ")");
+  }
+  ORDO_SIM_TRY(n, f.MaybeInt("max_change_per_step", 0, Limits::kMaxGpus));
+  if (n) s.max_change_per_step = static_cast<int>(*n);
+  ORDO_SIM_TRY(n, f.MaybeInt("current_gpus", 0, Limits::kMaxGpus));
+  if (n) s.current_gpus = static_cast<int>(*n);
+  ORDO_SIM_TRY(s.requirement, ReadRequirement(f));
+  const size_t max_items = static_cast<size_t>(Limits::kMaxHorizonSteps) * 2;
+  ORDO_SIM_TRY(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_SIM_TRY(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
+  ORDO_SIM_TRY(s.forecast_demand, f.IntList("forecast_demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_SIM_TRY(s.forecast_rate, f.NumberList("forecast_rate", 0, kMaxRate, max_items));
+  ORDO_SIM_TRY(auto r, f.MaybeNumber("per_gpu_rate", 0, kMaxRate));
+  s.per_gpu_rate = r.value_or(0);
+  ORDO_SIM_TRY(auto h, f.MaybeNumber("headroom", 0, 100));
+  s.headroom = h.value_or(0);
+  if (!f.Has("demand") && !f.Has("rate")) {
+    return FailInput(f.Path("demand"), "is required (or give rate and per_gpu_rate)");
+  }
+  if (f.Has("demand") && f.Has("rate")) {
+    return FailInput(f.Path("rate"), "give either demand or rate, not both");
+  }
+  if (f.Has("rate") && !f.Has("per_gpu_rate")) {
+    return FailInput(f.Path("per_gpu_rate"), "is required where a rate is given");
+  }
+  if (f.Has("forecast_rate") && !f.Has("per_gpu_rate")) {
+    return FailInput(f.Path("per_gpu_rate"), "is required where a forecast_rate is given");
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<World> ParseWorld(std::string_view text) {
+  Json doc;
+  try {
+    doc = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    return FailInput("", std::string("not valid JSON: ") + e.what());
+  }
+  ORDO_SIM_TRY(Fields f, Fields::Of(doc, ""));
+  ORDO_SIM_CHECK(f.AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
+                              "days", "cluster", "objective", "duration_noise", "traffic_noise",
+                              "jobs", "services"}));
+  World w;
+  ORDO_SIM_TRY(int64_t version, f.Int("version", 0, 1'000'000));
+  if (version != kWorldFormatVersion) {
+    return FailInput("version", "must be " + std::to_string(kWorldFormatVersion) +
+                                    " (this ordo reads world format version 1)");
+  }
+  ORDO_SIM_TRY(auto name, f.MaybeString("name", Limits::kMaxIdLength));
+  w.name = name.value_or("world");
+  ORDO_SIM_TRY(auto description, f.MaybeString("description", Limits::kMaxStringLength));
+  w.description = description.value_or("");
+  ORDO_SIM_TRY(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
+  w.step_minutes = static_cast<int>(step_minutes);
+  ORDO_SIM_TRY(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
+  w.horizon_steps = static_cast<int>(horizon);
+  ORDO_SIM_TRY(int64_t days, f.Int("days", 1, kMaxDays));
+  w.days = static_cast<int>(days);
+  const Json* cluster = f.Find("cluster");
+  if (!cluster) return FailInput("cluster", "is required");
+  ORDO_SIM_TRY(w.cluster, ReadCluster(*cluster));
+  w.cluster.Index();
+  if (const Json* objective = f.Find("objective")) {
+    ORDO_SIM_TRY(Fields o, Fields::Of(*objective, "objective"));
+    ORDO_SIM_CHECK(o.AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
+    ORDO_SIM_TRY(auto alpha, o.MaybeNumber("time_decay", 0, 1));
+    ORDO_SIM_TRY(auto m, o.MaybeNumber("unmet_penalty_multiplier", 0, 1e6));
+    if (alpha) w.objective.time_decay = *alpha;
+    if (m) w.objective.unmet_penalty_multiplier = *m;
+  }
+  if (const Json* noise = f.Find("duration_noise")) {
+    ORDO_SIM_TRY(Fields o, Fields::Of(*noise, "duration_noise"));
+    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "seed"}));
+    DurationNoise dn;
+    ORDO_SIM_TRY(dn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
+    dn.seed = seed.value_or(1);
+    w.duration_noise = dn;
+  }
+  if (const Json* noise = f.Find("traffic_noise")) {
+    ORDO_SIM_TRY(Fields o, Fields::Of(*noise, "traffic_noise"));
+    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "correlation", "seed"}));
+    TrafficNoise tn;
+    ORDO_SIM_TRY(tn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_SIM_TRY(auto c, o.MaybeNumber("correlation", 0, 0.999999));
+    if (c) tn.correlation = *c;
+    ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
+    tn.seed = seed.value_or(1);
+    w.traffic_noise = tn;
+  }
+  if (const Json* jobs = f.Find("jobs")) {
+    if (!jobs->is_array()) return FailInput("jobs", "must be a list");
+    if (jobs->size() > static_cast<size_t>(Limits::kMaxJobs)) {
+      return FailInput("jobs", "more than 1000000 jobs");
+    }
+    w.jobs.reserve(jobs->size());
+    for (size_t j = 0; j < jobs->size(); ++j) {
+      ORDO_SIM_TRY(WorldJob job, ReadJob((*jobs)[j], Index("jobs", j)));
+      w.jobs.push_back(std::move(job));
+    }
+  }
+  if (const Json* services = f.Find("services")) {
+    if (!services->is_array()) return FailInput("services", "must be a list");
+    if (services->size() > static_cast<size_t>(Limits::kMaxServices)) {
+      return FailInput("services", "more than 10000 services");
+    }
+    for (size_t i = 0; i < services->size(); ++i) {
+      ORDO_SIM_TRY(WorldService s,
+                   ReadService((*services)[i], Index("services", i), w.cluster.total_gpus()));
+      w.services.push_back(std::move(s));
+    }
+  }
+  ORDO_SIM_CHECK(ValidateWorld(w));
+  return w;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer.
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+OJson Number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) {
+    return OJson(static_cast<int64_t>(v));
+  }
+  return OJson(v);
+}
+
+void WriteRequirement(const GpuRequirement& req, OJson& out) {
+  if (req.gpu_type) out["gpu_type"] = *req.gpu_type;
+  if (req.min_gpu_memory_gb) out["min_gpu_memory_gb"] = Number(*req.min_gpu_memory_gb);
+}
+
+OJson NumberArray(const std::vector<double>& values) {
+  OJson a = OJson::array();
+  for (double v : values) a.push_back(Number(v));
+  return a;
+}
+
+// Pretty text with each job and each curve on one line: a world of thousands of jobs stays
+// readable and diffable (one job per line) without a line per number. A value goes on one line
+// when it is short or is a list of numbers.
+void DumpReadable(const OJson& v, int depth, std::string& out) {
+  auto is_scalar = [](const OJson& x) { return !x.is_object() && !x.is_array(); };
+  const std::string compact = v.dump(-1, ' ', false, OJson::error_handler_t::replace);
+  const bool scalar_list = v.is_array() && std::all_of(v.begin(), v.end(), is_scalar);
+  if (is_scalar(v) || scalar_list || v.empty() || (depth > 0 && compact.size() <= 160)) {
+    out += compact;
+    return;
+  }
+  const std::string pad(static_cast<size_t>(2 * depth), ' ');
+  const std::string pad_in(static_cast<size_t>(2 * (depth + 1)), ' ');
+  const bool array = v.is_array();
+  out += array ? "[\n" : "{\n";
+  size_t i = 0;
+  for (const auto& item : v.items()) {
+    out += pad_in;
+    if (!array) out += OJson(item.key()).dump() + ": ";
+    DumpReadable(item.value(), depth + 1, out);
+    out += ++i < v.size() ? ",\n" : "\n";
+  }
+  out += pad + (array ? "]" : "}");
+}
+
+}  // namespace
+
+std::string WorldToJson(const World& w) {
+  OJson out;
+  out["version"] = w.version;
+  out["name"] = w.name;
+  if (!w.description.empty()) out["description"] = w.description;
+  out["step_minutes"] = w.step_minutes;
+  out["horizon_steps"] = w.horizon_steps;
+  out["days"] = w.days;
+  OJson groups = OJson::array();
+  for (const NodeGroup& g : w.cluster.groups) {
+    groups.push_back({{"name", g.name},
+                      {"nodes", g.nodes},
+                      {"gpus_per_node", g.gpus_per_node},
+                      {"gpu_type", g.gpu_type},
+                      {"gpu_memory_gb", Number(g.gpu_memory_gb)}});
+  }
+  out["cluster"] = {{"node_groups", groups}};
+  out["objective"] = {{"time_decay", Number(w.objective.time_decay)},
+                      {"unmet_penalty_multiplier", Number(w.objective.unmet_penalty_multiplier)}};
+  if (w.duration_noise) {
+    out["duration_noise"] = {{"sigma", Number(w.duration_noise->sigma)},
+                             {"seed", w.duration_noise->seed}};
+  }
+  if (w.traffic_noise) {
+    out["traffic_noise"] = {{"sigma", Number(w.traffic_noise->sigma)},
+                            {"correlation", Number(w.traffic_noise->correlation)},
+                            {"seed", w.traffic_noise->seed}};
+  }
+  OJson jobs = OJson::array();
+  for (const WorldJob& job : w.jobs) {
+    OJson j;
+    j["id"] = job.id;
+    j["kind"] = std::string(JobKindName(job.kind));
+    j["priority"] = Number(job.priority);
+    j["arrival_step"] = job.arrival_step;
+    auto shape_fields = [](const WorldShape& s, OJson& o) {
+      o["gpus"] = s.gpus;
+      o["duration_steps"] = s.duration_steps;
+      if (s.forecast_duration_steps) o["forecast_duration_steps"] = *s.forecast_duration_steps;
+    };
+    if (job.shapes.size() == 1) {
+      shape_fields(job.shapes[0], j);
+    } else {
+      OJson shapes = OJson::array();
+      for (const WorldShape& s : job.shapes) {
+        OJson o;
+        shape_fields(s, o);
+        shapes.push_back(std::move(o));
+      }
+      j["shapes"] = std::move(shapes);
+    }
+    WriteRequirement(job.requirement, j);
+    jobs.push_back(std::move(j));
+  }
+  out["jobs"] = std::move(jobs);
+  OJson services = OJson::array();
+  for (const WorldService& s : w.services) {
+    OJson o;
+    o["id"] = s.id;
+    o["priority"] = Number(s.priority);
+    o["min_gpus"] = s.min_gpus;
+    o["max_gpus"] = s.max_gpus;
+    if (s.max_change_per_step) o["max_change_per_step"] = *s.max_change_per_step;
+    if (s.current_gpus) o["current_gpus"] = *s.current_gpus;
+    WriteRequirement(s.requirement, o);
+    if (!s.rate.empty() || !s.forecast_rate.empty()) {
+      o["per_gpu_rate"] = Number(s.per_gpu_rate);
+      o["headroom"] = Number(s.headroom);
+    }
+    if (!s.demand.empty()) o["demand"] = s.demand;
+    if (!s.rate.empty()) o["rate"] = NumberArray(s.rate);
+    if (!s.forecast_demand.empty()) o["forecast_demand"] = s.forecast_demand;
+    if (!s.forecast_rate.empty()) o["forecast_rate"] = NumberArray(s.forecast_rate);
+    services.push_back(std::move(o));
+  }
+  out["services"] = std::move(services);
+  std::string text;
+  DumpReadable(out, 0, text);
+  text += "\n";
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Noise models.
+
+namespace {
+
+// The value of a curve at `step`; past its end the curve repeats its last whole day.
+template <typename T>
+T CurveAt(const std::vector<T>& curve, int step, int steps_per_day) {
+  const int n = static_cast<int>(curve.size());
+  if (step < n) return curve[step];
+  const int back = ((step - n) / steps_per_day + 1) * steps_per_day;
+  return curve[step - back];
+}
+
+}  // namespace
+
+Result<ResolvedWorld> ResolveWorld(const World& w) {
+  ResolvedWorld r;
+  r.world = &w;
+  const int spd = w.steps_per_day();
+  const int needed = w.window_steps() + w.horizon_steps;
+  r.jobs.reserve(w.jobs.size());
+  for (const WorldJob& job : w.jobs) {
+    ResolvedJob rj;
+    double factor = 1.0;
+    if (w.duration_noise && w.duration_noise->sigma > 0) {
+      Rng rng(HashSeed(w.duration_noise->seed, job.id));
+      factor = std::exp(w.duration_noise->sigma * rng.Normal());
+    }
+    for (const WorldShape& shape : job.shapes) {
+      ResolvedShape rs;
+      rs.gpus = shape.gpus;
+      rs.actual_steps = shape.duration_steps;
+      if (shape.forecast_duration_steps) {
+        rs.forecast_steps = *shape.forecast_duration_steps;
+      } else {
+        const double f = std::round(shape.duration_steps * factor);
+        rs.forecast_steps =
+            static_cast<int>(std::clamp(f, 1.0, static_cast<double>(Limits::kMaxDurationSteps)));
+      }
+      rj.shapes.push_back(rs);
+    }
+    r.jobs.push_back(std::move(rj));
+  }
+  for (const WorldService& s : w.services) {
+    ResolvedService rs;
+    rs.actual.resize(needed);
+    rs.forecast.resize(needed);
+    // Log-space AR(1) deviations of reality from the given curve (zero without traffic noise or
+    // where the world gives its own forecast: then both curves are as given).
+    std::vector<double> deviation(needed, 0.0);
+    if (w.traffic_noise && w.traffic_noise->sigma > 0 && !s.has_forecast()) {
+      Rng rng(HashSeed(w.traffic_noise->seed, s.id));
+      const double rho = w.traffic_noise->correlation;
+      const double sigma = w.traffic_noise->sigma;
+      double x = sigma * rng.Normal();
+      for (int t = 0; t < needed; ++t) {
+        if (t > 0) x = rho * x + std::sqrt(1 - rho * rho) * sigma * rng.Normal();
+        deviation[t] = x;
+      }
+    }
+    for (int t = 0; t < needed; ++t) {
+      const double noise = std::exp(deviation[t]);
+      if (!s.rate.empty()) {
+        const double rate = CurveAt(s.rate, t, spd);
+        rs.actual[t] = GpusForRate(rate * noise, s.per_gpu_rate, s.headroom);
+        rs.forecast[t] = GpusForRate(rate, s.per_gpu_rate, s.headroom);
+      } else {
+        const int d = CurveAt(s.demand, t, spd);
+        rs.actual[t] = static_cast<int>(std::min<double>(std::round(d * noise), Limits::kMaxGpus));
+        rs.forecast[t] = d;
+      }
+      if (!s.forecast_demand.empty()) {
+        rs.forecast[t] = CurveAt(s.forecast_demand, t, spd);
+      } else if (!s.forecast_rate.empty()) {
+        rs.forecast[t] = GpusForRate(CurveAt(s.forecast_rate, t, spd), s.per_gpu_rate, s.headroom);
+      }
+    }
+    r.services.push_back(std::move(rs));
+  }
+  return r;
+}
+
+}  // namespace ordo::sim

@@ -1,0 +1,141 @@
+// The world the simulator replays (docs/world-format.md): what really happens — arrivals, actual
+// durations, actual service demand — and what the planner is told — forecast durations, forecast
+// demand, or a noise model that derives one from the other. A world is plain data, read from JSON
+// text (ParseWorld) or built by a generator (trace_world.h, random_world.h).
+//
+//   Result<World> w = ParseWorld(text);          // checks every field, errors name the path
+//   Result<ResolvedWorld> r = ResolveWorld(*w);  // noise applied: integer curves per step
+//   // r->jobs[i].shapes[k].{actual,forecast}_steps, r->services[i].ActualAt(step)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ordo/core/error.h"
+#include "ordo/core/scenario.h"
+
+namespace ordo::sim {
+
+/// Version of the world format this code reads and writes.
+inline constexpr int kWorldFormatVersion = 1;
+
+/// One way to run a job, with what it really takes and (optionally) what the planner is told.
+struct WorldShape {
+  int gpus = 0;
+  int duration_steps = 0;                        // actual
+  std::optional<int> forecast_duration_steps;    // absent: from the world's duration_noise
+};
+
+/// A batch job as it really arrives: `arrival_step` is absolute (step 0 = the window's start).
+struct WorldJob {
+  std::string id;
+  JobKind kind = JobKind::kTraining;
+  double priority = 1;
+  int arrival_step = 0;
+  std::vector<WorldShape> shapes;  // never empty; the first is what the baselines use
+  GpuRequirement requirement;
+};
+
+/// A real-time service. Actual demand is given either in GPUs per step (`demand`) or as a request
+/// rate per step (`rate`) turned into GPUs by `per_gpu_rate` and `headroom`:
+/// ceil(rate * (1 + headroom) / per_gpu_rate). The forecast is given the same way
+/// (`forecast_demand` / `forecast_rate`); with neither, the planner is told the curve itself and,
+/// when the world has `traffic_noise`, reality moves off it.
+struct WorldService {
+  std::string id;
+  double priority = 1;
+  int min_gpus = 0;
+  int max_gpus = 0;  // ParseWorld fills the default (cluster size)
+  std::optional<int> max_change_per_step;
+  std::optional<int> current_gpus;  // allocation before step 0
+  GpuRequirement requirement;
+  std::vector<int> demand;
+  std::vector<double> rate;
+  double per_gpu_rate = 0;  // > 0 when `rate` or `forecast_rate` is given
+  double headroom = 0;
+  std::vector<int> forecast_demand;
+  std::vector<double> forecast_rate;
+
+  [[nodiscard]] bool has_forecast() const { return !forecast_demand.empty() || !forecast_rate.empty(); }
+};
+
+/// Forecast durations of jobs without `forecast_duration_steps`: actual x exp(sigma * z), z a
+/// standard normal drawn from (seed, job id) — median-unbiased, the same factor for every shape of
+/// a job, rounded to whole steps and at least 1.
+struct DurationNoise {
+  double sigma = 0;
+  uint64_t seed = 1;
+};
+
+/// Reality off the forecast curve for services without an explicit forecast: the curve (rate, or
+/// GPUs) times exp(x_t), where x is an AR(1) process in log space with stationary standard
+/// deviation `sigma` and lag-one `correlation`, drawn from (seed, service id).
+struct TrafficNoise {
+  double sigma = 0;
+  double correlation = 0.8;
+  uint64_t seed = 1;
+};
+
+struct World {
+  int version = kWorldFormatVersion;
+  std::string name;
+  std::string description;
+  int step_minutes = 60;  // divides a day (1440)
+  int horizon_steps = 24;  // what each plan looks ahead
+  int days = 1;            // the simulated window
+  Cluster cluster;         // indexed by ParseWorld / generators
+  Objective objective;
+  std::optional<DurationNoise> duration_noise;
+  std::optional<TrafficNoise> traffic_noise;
+  std::vector<WorldJob> jobs;
+  std::vector<WorldService> services;
+
+  [[nodiscard]] int steps_per_day() const { return 1440 / step_minutes; }
+  [[nodiscard]] int window_steps() const { return days * steps_per_day(); }
+};
+
+/// Checks a world built by code or read by ParseWorld (the reader calls it). Errors name the field
+/// as a path (`jobs[3].shapes[0].forecast_duration_steps`). The cluster must be indexed.
+[[nodiscard]] Result<void> ValidateWorld(const World& world);
+
+/// Reads a world from JSON text. Unknown fields are errors unless they start with `x-`.
+[[nodiscard]] Result<World> ParseWorld(std::string_view json_text);
+
+/// The world as JSON text (what ParseWorld reads back to an equal world).
+std::string WorldToJson(const World& world);
+
+/// A job with both duration curves settled.
+struct ResolvedShape {
+  int gpus = 0;
+  int actual_steps = 0;
+  int forecast_steps = 0;
+};
+
+struct ResolvedJob {
+  std::vector<ResolvedShape> shapes;
+};
+
+/// A service's actual and forecast GPU demand for every step the simulation can ask about:
+/// the window plus one horizon. Curves shorter than that repeat their last day.
+struct ResolvedService {
+  std::vector<int> actual;
+  std::vector<int> forecast;
+};
+
+/// The world with its noise models applied: integer durations and demand curves. Deterministic:
+/// the same world gives the same curves.
+struct ResolvedWorld {
+  const World* world = nullptr;  // not owned; outlives this
+  std::vector<ResolvedJob> jobs;          // world order
+  std::vector<ResolvedService> services;  // world order
+};
+
+[[nodiscard]] Result<ResolvedWorld> ResolveWorld(const World& world);
+
+/// ceil(rate * (1 + headroom) / per_gpu_rate), 0 for a zero rate; per_gpu_rate > 0.
+int GpusForRate(double rate, double per_gpu_rate, double headroom);
+
+}  // namespace ordo::sim

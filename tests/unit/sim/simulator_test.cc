@@ -1,0 +1,203 @@
+// Small worlds whose outcome is computed by hand: overruns keep their blocks, conflicts force a
+// re-plan, early ends idle until the next re-plan, lookahead, commit-whole-plan, unmet demand.
+#include "ordo/sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "ordo/sim/sim_metrics.h"
+#include "tests/unit/sim/sim_test_util.h"
+
+namespace ordo::sim {
+namespace {
+
+using testing::ExpectCommittedLegal;
+using testing::MakeWorldJob;
+using testing::MustSimulate;
+using testing::OutcomeOf;
+using testing::SmallWorld;
+
+std::vector<std::pair<int, Trigger>> Decisions(const SimRun& run) {
+  std::vector<std::pair<int, Trigger>> out;
+  for (const Decision& d : run.decisions) out.emplace_back(d.step, d.trigger);
+  return out;
+}
+
+// Two GPUs; job a (forecast 3 steps) really runs 5; b arrives at step 1. Re-planning every step,
+// the planner pins a with its duration stretched one step at a time (3, 3, 4, 5) and b can start
+// only when a really ends, at step 5.
+TEST(Simulator, OverrunKeepsItsBlockAndTheNextJobWaits) {
+  World w = SmallWorld(1, 2, 1, 4);
+  w.jobs.push_back(MakeWorldJob("a", 0, 2, 5, 3));
+  w.jobs.push_back(MakeWorldJob("b", 1, 2, 2, 2));
+  SimRun run = MustSimulate(w, "fifo");
+  EXPECT_EQ(OutcomeOf(w, run, "a").start_step, 0);
+  EXPECT_EQ(OutcomeOf(w, run, "a").actual_steps, 5);
+  EXPECT_EQ(OutcomeOf(w, run, "a").forecast_steps, 3);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 5);
+  EXPECT_EQ(OutcomeOf(w, run, "b").first_gpu, 0);
+  EXPECT_EQ(run.decisions.size(), 24u);  // every step
+  ExpectCommittedLegal(w, run, "overrun");
+
+  // Hand-computed metrics: a 2 GPUs x 5 steps, b 2 x 2, priority 1, 2 GPUs x 24 steps.
+  SimMetrics m = ComputeSimMetrics(w, run);
+  EXPECT_DOUBLE_EQ(m.total.batch_value, 14);
+  EXPECT_DOUBLE_EQ(m.total.value, 14);
+  EXPECT_DOUBLE_EQ(m.total.utilization, 14.0 / 48);
+  EXPECT_EQ(m.total.jobs_started, 2);
+  EXPECT_EQ(m.total.jobs_completed, 2);
+  EXPECT_DOUBLE_EQ(m.total.wait_all.mean_hours, 2);  // a waits 0 h, b 4 h
+  EXPECT_DOUBLE_EQ(m.total.wait_all.p95_hours, 4);
+  EXPECT_EQ(m.total.wait_by_kind[0].jobs, 2);
+  EXPECT_EQ(m.total.decisions, 24);
+  ASSERT_EQ(m.days.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.days[0].value, 14);
+}
+
+// Re-planning every 4 steps, no arrival re-plans: the plan of step 0 starts b at 3 (a's forecast
+// end). At 3, a still runs: conflict, re-plan (b now at 4); at 4 again (b now at 5); then the
+// cadence resumes from 4: 8, 12, 16, 20.
+TEST(Simulator, AConflictWithAnOverrunForcesARePlan) {
+  World w = SmallWorld(1, 2, 1, 4);
+  w.jobs.push_back(MakeWorldJob("a", 0, 2, 5, 3));
+  w.jobs.push_back(MakeWorldJob("b", 0, 2, 2, 2));
+  SimOptions o;
+  o.replan_every = 4;
+  o.replan_on_arrival = false;
+  SimRun run = MustSimulate(w, "fifo", o);
+  EXPECT_EQ(OutcomeOf(w, run, "a").start_step, 0);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 5);
+  const std::vector<std::pair<int, Trigger>> expected = {
+      {0, Trigger::kStart},    {3, Trigger::kConflict}, {4, Trigger::kConflict},
+      {8, Trigger::kCadence},  {12, Trigger::kCadence}, {16, Trigger::kCadence},
+      {20, Trigger::kCadence}};
+  EXPECT_EQ(Decisions(run), expected);
+  ExpectCommittedLegal(w, run, "conflict");
+}
+
+// a is forecast at 5 steps but ends after 2. With a re-plan every 4 steps its GPUs idle until
+// step 4; re-planning every step, b starts at 2.
+TEST(Simulator, AnEarlyEndIdlesUntilTheNextRePlan) {
+  World w = SmallWorld(1, 2, 1, 4);
+  w.jobs.push_back(MakeWorldJob("a", 0, 2, 2, 5));
+  w.jobs.push_back(MakeWorldJob("b", 0, 2, 1, 1));
+  SimOptions every4;
+  every4.replan_every = 4;
+  every4.replan_on_arrival = false;
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo", every4), "b").start_step, 4);
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo"), "b").start_step, 2);
+}
+
+// Arrival re-plans: b arrives at step 1 on a free node. Re-planning only every 4 steps it waits
+// for step 4; with arrival re-plans it starts at 1.
+TEST(Simulator, AnArrivalTriggersARePlanWhenAsked) {
+  World w = SmallWorld(1, 4, 1, 6);
+  w.jobs.push_back(MakeWorldJob("b", 1, 2, 2, 2));
+  SimOptions o;
+  o.replan_every = 4;
+  o.replan_on_arrival = false;
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo-backfill", o), "b").start_step, 4);
+  o.replan_on_arrival = true;
+  SimRun run = MustSimulate(w, "fifo-backfill", o);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 1);
+  ASSERT_GE(run.decisions.size(), 2u);
+  EXPECT_EQ(run.decisions[1].step, 1);
+  EXPECT_EQ(run.decisions[1].trigger, Trigger::kArrival);
+  EXPECT_EQ(run.decisions[1].jobs_started, 1);
+}
+
+// Plan 24 steps once and commit all of it: a job arriving at step 2 is unknown to the plan of step
+// 0 and waits for the plan of step 24 — unless the planner sees arrivals inside its horizon.
+TEST(Simulator, CommitWholePlanAndArrivalLookahead) {
+  World w = SmallWorld(1, 4, 2, 24);
+  w.jobs.push_back(MakeWorldJob("late", 2, 4, 3, 3));
+  SimOptions o;
+  o.replan_every = 24;
+  o.replan_on_arrival = false;
+  SimRun blind = MustSimulate(w, "ordo", o);
+  EXPECT_EQ(OutcomeOf(w, blind, "late").start_step, 24);
+  EXPECT_EQ(blind.decisions.size(), 2u);
+  o.arrivals_lookahead = true;
+  SimRun seeing = MustSimulate(w, "ordo", o);
+  EXPECT_EQ(OutcomeOf(w, seeing, "late").start_step, 2);
+  ExpectCommittedLegal(w, seeing, "lookahead");
+}
+
+// reactive follows the forecast within the churn limit (1 GPU per step from current_gpus 1):
+// forecast 1 2 3 3 1 1 ... gives 1 2 3 3 2 1 ...; the actual demand 1 3 3 2 1 ... is unmet by one
+// GPU at step 1 only.
+TEST(Simulator, DemandAboveTheCommittedAllocationIsUnmet) {
+  World w = SmallWorld(1, 4, 1, 6);
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.min_gpus = 0;
+  s.max_gpus = 4;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(24, 1);
+  s.demand.assign(24, 1);
+  const std::vector<int> forecast = {1, 2, 3, 3, 1};
+  const std::vector<int> actual = {1, 3, 3, 2, 1};
+  std::copy(forecast.begin(), forecast.end(), s.forecast_demand.begin());
+  std::copy(actual.begin(), actual.end(), s.demand.begin());
+  w.services.push_back(s);
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  SimRun run = MustSimulate(w, "reactive");
+  const std::vector<int> expected = {1, 2, 3, 3, 2, 1, 1};
+  for (size_t t = 0; t < expected.size(); ++t) {
+    EXPECT_EQ(run.service_gpus[0][t].size(), static_cast<size_t>(expected[t])) << "step " << t;
+  }
+  SimMetrics m = ComputeSimMetrics(w, run);
+  EXPECT_EQ(m.total.realtime_unmet_gpu_steps, 1);
+  EXPECT_EQ(m.total.realtime_demand_gpu_steps, 1 + 3 + 3 + 2 + 1 + 19);
+  // served: 1 2 3 2 1 + 19 x 1, at priority 10; the unmet GPU-step costs M x 10 = 80.
+  EXPECT_DOUBLE_EQ(m.total.service_value, 10.0 * (1 + 2 + 3 + 2 + 1 + 19));
+  EXPECT_DOUBLE_EQ(m.total.net_value, 10.0 * 28 - 80);
+  ExpectCommittedLegal(w, run, "unmet");
+}
+
+// A service's current_gpus at each re-plan is what it held at the step before: the churn limit is
+// kept across re-plans, so the committed timeline never jumps.
+TEST(Simulator, ChurnLimitHoldsAcrossRePlans) {
+  World w = SmallWorld(1, 8, 1, 4);
+  WorldService s;
+  s.id = "svc";
+  s.priority = 5;
+  s.max_gpus = 8;
+  s.max_change_per_step = 1;
+  s.demand.assign(24, 1);
+  for (int t = 6; t < 12; ++t) s.demand[t] = 8;  // a peak beyond the 4-step horizon at first
+  w.services.push_back(s);
+  for (const char* policy : {"ordo", "reactive", "priority-backfill"}) {
+    SimRun run = MustSimulate(w, policy);
+    for (int t = 1; t < 24; ++t) {
+      const int a = static_cast<int>(run.service_gpus[0][t - 1].size());
+      const int b = static_cast<int>(run.service_gpus[0][t].size());
+      EXPECT_LE(std::abs(a - b), 1) << policy << " step " << t;
+    }
+    ExpectCommittedLegal(w, run, policy);
+  }
+}
+
+TEST(Simulator, RejectsAZeroCadence) {
+  World w = SmallWorld(1, 2, 1, 4);
+  auto policy = testing::MakePolicy("fifo");
+  SimOptions o;
+  o.replan_every = 0;
+  auto run = Simulate(w, *policy, o);
+  ASSERT_FALSE(run.has_value());
+  EXPECT_EQ(run.error().field, "replan_every");
+}
+
+// Jobs arriving after the window are not part of the run.
+TEST(Simulator, JobsAfterTheWindowAreIgnored) {
+  World w = SmallWorld(1, 2, 1, 4);
+  w.jobs.push_back(MakeWorldJob("in", 23, 1, 1, 1));
+  w.jobs.push_back(MakeWorldJob("out", 24, 1, 1, 1));
+  SimRun run = MustSimulate(w, "fifo");
+  ASSERT_EQ(run.jobs.size(), 1u);
+  EXPECT_EQ(OutcomeOf(w, run, "in").start_step, 23);
+}
+
+}  // namespace
+}  // namespace ordo::sim

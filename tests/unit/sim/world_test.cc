@@ -1,0 +1,209 @@
+// The world format: reading, writing, errors that name the field, and the noise models.
+#include "ordo/sim/world.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ordo/sim/random_world.h"
+
+namespace ordo::sim {
+namespace {
+
+constexpr const char* kSmall = R"({
+  "version": 1, "name": "tiny", "step_minutes": 60, "horizon_steps": 4, "days": 1,
+  "cluster": {"node_groups": [{"name": "g", "nodes": 1, "gpus_per_node": 4}]},
+  "jobs": [
+    {"id": "a", "kind": "training", "priority": 3, "arrival_step": 2, "gpus": 2,
+     "duration_steps": 5, "forecast_duration_steps": 4},
+    {"id": "b", "kind": "quantization", "priority": 1, "arrival_step": 0,
+     "shapes": [{"gpus": 1, "duration_steps": 4}, {"gpus": 2, "duration_steps": 2}]}
+  ],
+  "services": [
+    {"id": "chat", "priority": 10, "min_gpus": 1, "max_change_per_step": 1,
+     "rate": [100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100,
+              200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 250],
+     "per_gpu_rate": 100, "headroom": 0.2}
+  ]
+})";
+
+std::string WithField(std::string text, const std::string& before, const std::string& after) {
+  const size_t at = text.find(before);
+  EXPECT_NE(at, std::string::npos) << before;
+  if (at != std::string::npos) text.replace(at, before.size(), after);
+  return text;
+}
+
+TEST(WorldFormat, ReadsAWorld) {
+  auto w = ParseWorld(kSmall);
+  ASSERT_TRUE(w.has_value()) << w.error().ToString();
+  EXPECT_EQ(w->name, "tiny");
+  EXPECT_EQ(w->window_steps(), 24);
+  EXPECT_EQ(w->cluster.total_gpus(), 4);
+  ASSERT_EQ(w->jobs.size(), 2u);
+  EXPECT_EQ(w->jobs[0].shapes[0].forecast_duration_steps, 4);
+  EXPECT_EQ(w->jobs[1].kind, JobKind::kQuantization);
+  EXPECT_EQ(w->jobs[1].shapes.size(), 2u);
+  ASSERT_EQ(w->services.size(), 1u);
+  EXPECT_EQ(w->services[0].max_gpus, 4);  // the cluster size by default
+  EXPECT_DOUBLE_EQ(w->services[0].per_gpu_rate, 100);
+}
+
+TEST(WorldFormat, WritesWhatItReads) {
+  auto w = ParseWorld(kSmall);
+  ASSERT_TRUE(w.has_value());
+  const std::string text = WorldToJson(*w);
+  auto again = ParseWorld(text);
+  ASSERT_TRUE(again.has_value()) << again.error().ToString() << "\n" << text;
+  EXPECT_EQ(WorldToJson(*again), text);
+  // A generated world with noise models and several groups, too.
+  RandomWorldOptions o;
+  o.seed = 9;
+  o.groups = 2;
+  o.nodes = 3;
+  o.services = 2;
+  o.duration_noise = 0.3;
+  o.traffic_noise = 0.2;
+  o.requirement_fraction = 0.5;
+  const World r = RandomWorld(o);
+  auto back = ParseWorld(WorldToJson(r));
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  EXPECT_EQ(WorldToJson(*back), WorldToJson(r));
+}
+
+TEST(WorldFormat, ErrorsNameTheField) {
+  struct Case {
+    std::string before, after, field;
+  };
+  const std::vector<Case> cases = {
+      {R"("days": 1)", R"("days": 1, "dayz": 2)", "dayz"},
+      {R"("gpus": 2,)", R"("gpus": 3,)", "jobs[0].gpus"},
+      {R"("forecast_duration_steps": 4)", R"("forecast_duration_steps": 0)",
+       "jobs[0].forecast_duration_steps"},
+      {R"("kind": "quantization")", R"("kind": "quantisation")", "jobs[1].kind"},
+      {R"({"gpus": 2, "duration_steps": 2})", R"({"gpus": 2, "duration_steps": "2"})",
+       "jobs[1].shapes[1].duration_steps"},
+      {R"("arrival_step": 0)", R"("arrival_step": -1)", "jobs[1].arrival_step"},
+      {R"("per_gpu_rate": 100, )", "", "services[0].per_gpu_rate"},
+      {R"("rate": [100, 100,)", R"("rate": [100,)", "services[0].rate"},
+      {R"("min_gpus": 1)", R"("min_gpus": 1, "demand": [1])", "services[0].rate"},
+      {R"("min_gpus": 1)", R"("min_gpus": 5)", "services[0].min_gpus"},
+      {R"("step_minutes": 60)", R"("step_minutes": 7)", "step_minutes"},
+      {R"("id": "b")", R"("id": "a")", "jobs[1].id"},
+      {R"("version": 1)", R"("version": 2)", "version"},
+  };
+  for (const Case& c : cases) {
+    auto w = ParseWorld(WithField(kSmall, c.before, c.after));
+    ASSERT_FALSE(w.has_value()) << c.after;
+    EXPECT_EQ(w.error().field, c.field) << w.error().ToString();
+  }
+  EXPECT_FALSE(ParseWorld("{").has_value());
+  EXPECT_FALSE(ParseWorld("[]").has_value());
+}
+
+TEST(WorldFormat, ExtensionFieldsAreIgnored) {
+  auto w = ParseWorld(WithField(kSmall, R"("days": 1)", R"("days": 1, "x-note": {"a": 1})"));
+  EXPECT_TRUE(w.has_value());
+}
+
+TEST(ResolveWorld, RatesBecomeGpusWithHeadroom) {
+  auto w = ParseWorld(kSmall);
+  ASSERT_TRUE(w.has_value());
+  auto r = ResolveWorld(*w);
+  ASSERT_TRUE(r.has_value());
+  const ResolvedService& s = r->services[0];
+  // ceil(100 * 1.2 / 100) = 2; ceil(200 * 1.2 / 100) = 3; ceil(250 * 1.2 / 100) = 3.
+  EXPECT_EQ(s.actual[0], 2);
+  EXPECT_EQ(s.actual[12], 3);
+  EXPECT_EQ(s.actual[23], 3);
+  // The horizon past the window repeats the last day.
+  ASSERT_EQ(s.actual.size(), 28u);
+  EXPECT_EQ(s.actual[24], 2);
+  EXPECT_EQ(s.forecast, s.actual);  // no forecast, no noise: the planner is told the truth
+  EXPECT_EQ(r->jobs[0].shapes[0].forecast_steps, 4);  // explicit
+  EXPECT_EQ(r->jobs[1].shapes[1].forecast_steps, 2);  // exact without duration_noise
+}
+
+TEST(ResolveWorld, DurationNoiseIsPerJobAndDeterministic) {
+  auto w = ParseWorld(kSmall);
+  ASSERT_TRUE(w.has_value());
+  w->jobs[0].shapes[0].forecast_duration_steps.reset();
+  w->jobs[0].shapes[0].duration_steps = 1000;
+  w->jobs[1].shapes[0].duration_steps = 1000;
+  w->jobs[1].shapes[1].duration_steps = 500;
+  w->duration_noise = DurationNoise{0.3, 42};
+  auto r1 = ResolveWorld(*w);
+  ASSERT_TRUE(r1.has_value());
+  const int a = r1->jobs[0].shapes[0].forecast_steps;
+  EXPECT_NE(a, 1000);
+  // One factor per job: both shapes of b move together.
+  const double fb0 = r1->jobs[1].shapes[0].forecast_steps / 1000.0;
+  const double fb1 = r1->jobs[1].shapes[1].forecast_steps / 500.0;
+  EXPECT_NEAR(fb0, fb1, 0.01);
+  // A job's noise does not depend on the others: drop b, a's forecast stays.
+  World only_a = *w;
+  only_a.jobs.pop_back();
+  auto r2 = ResolveWorld(only_a);
+  ASSERT_TRUE(r2.has_value());
+  EXPECT_EQ(r2->jobs[0].shapes[0].forecast_steps, a);
+  // Another seed, another forecast.
+  w->duration_noise->seed = 43;
+  EXPECT_NE(ResolveWorld(*w)->jobs[0].shapes[0].forecast_steps, a);
+}
+
+TEST(ResolveWorld, DurationNoiseHasTheRequestedSpread) {
+  World w;
+  w.step_minutes = 60;
+  w.horizon_steps = 4;
+  w.days = 1;
+  w.cluster.groups.push_back(NodeGroup{"g", 1, 8, "gpu", 80});
+  w.cluster.Index();
+  for (int j = 0; j < 4000; ++j) {
+    WorldJob job;
+    job.id = "j" + std::to_string(j);
+    job.shapes.push_back(WorldShape{1, 10000, std::nullopt});
+    w.jobs.push_back(job);
+  }
+  w.duration_noise = DurationNoise{0.3, 7};
+  auto r = ResolveWorld(w);
+  ASSERT_TRUE(r.has_value());
+  double sum = 0, sum2 = 0;
+  for (const ResolvedJob& j : r->jobs) {
+    const double x = std::log(j.shapes[0].forecast_steps / 10000.0);
+    sum += x;
+    sum2 += x * x;
+  }
+  const double mean = sum / 4000, sd = std::sqrt(sum2 / 4000 - mean * mean);
+  EXPECT_NEAR(mean, 0, 0.03);  // median-unbiased
+  EXPECT_NEAR(sd, 0.3, 0.03);
+}
+
+TEST(ResolveWorld, TrafficNoiseMovesRealityOffTheCurve) {
+  auto w = ParseWorld(kSmall);
+  ASSERT_TRUE(w.has_value());
+  w->services[0].rate.assign(24, 1000);
+  w->traffic_noise = TrafficNoise{0.3, 0.8, 5};
+  auto r = ResolveWorld(*w);
+  ASSERT_TRUE(r.has_value());
+  const ResolvedService& s = r->services[0];
+  EXPECT_EQ(s.forecast[0], 12);  // the curve itself: ceil(1000 * 1.2 / 100)
+  int differ = 0;
+  for (size_t t = 0; t < s.actual.size(); ++t) differ += s.actual[t] != s.forecast[t];
+  EXPECT_GT(differ, 10);
+  EXPECT_EQ(ResolveWorld(*w)->services[0].actual, s.actual);  // deterministic
+  // An explicit forecast means the world gives both curves: no noise is added.
+  w->services[0].forecast_rate.assign(24, 900);
+  auto r2 = ResolveWorld(*w);
+  EXPECT_EQ(r2->services[0].actual[0], 12);
+  EXPECT_EQ(r2->services[0].forecast[0], 11);  // ceil(900 * 1.2 / 100) = 11 (10.8)
+}
+
+TEST(GpusForRate, RoundsUpAndKeepsZero) {
+  EXPECT_EQ(GpusForRate(0, 10, 0.2), 0);
+  EXPECT_EQ(GpusForRate(10, 10, 0), 1);
+  EXPECT_EQ(GpusForRate(10.5, 10, 0), 2);
+  EXPECT_EQ(GpusForRate(50, 10, 0.2), 6);
+}
+
+}  // namespace
+}  // namespace ordo::sim
