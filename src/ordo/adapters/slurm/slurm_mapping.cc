@@ -207,7 +207,11 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
   for (const SlurmJob& job : snapshot.jobs) {
     if (!job.pending()) continue;
     auto meta = ParseOrdoComment(job.comment);
-    if (!meta || !*meta) continue;  // not ordo's; bad metadata is reported below when held
+    if (meta && !*meta) continue;  // not ordo's
+    if (!meta) {
+      if (job.held()) pending.push_back(&job);  // reported below
+      continue;
+    }
     if (!job.held()) {
       std::vector<int> ids;
       bool ok = !job.required_nodes.empty();

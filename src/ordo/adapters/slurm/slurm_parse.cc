@@ -105,7 +105,8 @@ Result<std::vector<std::string>> GetStringList(const json& obj, const char* key,
   if (it == obj.end() || it->is_null()) return out;
   if (it->is_string()) {
     // Comma-separated (features in 22.05 are a string).
-    for (std::string_view part : Split(it->get<std::string>(), ',')) {
+    const std::string text = it->get<std::string>();
+    for (std::string_view part : Split(text, ',')) {
       if (!Trim(part).empty()) out.emplace_back(Trim(part));
     }
     return out;

@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "ordo/adapters/slurm/slurm_config.h"
+
+namespace ordo::slurm {
+namespace {
+
+TEST(SlurmConfig, ParsesYamlAndJson) {
+  auto c = ParseSlurmConfig(R"(
+step_minutes: 30
+horizon_steps: 48
+partition: gpu
+objective: {time_decay: 0.25}
+retry: {attempts: 3, initial_backoff_s: 0.1}
+services:
+  - id: chat
+    priority: 10
+    min_gpus: 1
+    max_change_per_step: 2
+    demand: [1, 2, 3]
+    demand_start: 3600
+)", true);
+  ASSERT_TRUE(c) << c.error().ToString();
+  EXPECT_EQ(c->step_minutes, 30);
+  EXPECT_EQ(c->horizon_steps, 48);
+  EXPECT_EQ(c->partition, "gpu");
+  EXPECT_DOUBLE_EQ(c->objective.time_decay, 0.25);
+  EXPECT_DOUBLE_EQ(c->objective.unmet_penalty_multiplier, 8);
+  EXPECT_EQ(c->retry.attempts, 3);
+  ASSERT_EQ(c->services.size(), 1u);
+  EXPECT_EQ(c->services[0].service.max_gpus, -1);
+  EXPECT_EQ(c->services[0].service.max_change_per_step, 2);
+  EXPECT_EQ(c->services[0].demand_start, 3600);
+  auto defaults = ParseSlurmConfig("{}", false);
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->step_minutes, 60);
+  EXPECT_TRUE(defaults->services.empty());
+}
+
+TEST(SlurmConfig, ErrorsNameTheField) {
+  struct Case {
+    const char* text;
+    const char* field;
+  };
+  const Case cases[] = {
+      {R"({"step_minute": 5})", "step_minute"},
+      {R"({"step_minutes": 0})", "step_minutes"},
+      {R"({"horizon_steps": "24"})", "horizon_steps"},
+      {R"({"objective": {"time_decay": 2}})", "objective.time_decay"},
+      {R"({"services": [{"priority": 1, "demand": [1]}]})", "services[0].id"},
+      {R"({"services": [{"id": "a b", "priority": 1, "demand": [1]}]})", "services[0].id"},
+      {R"({"services": [{"id": "a", "demand": [1]}]})", "services[0].priority"},
+      {R"({"services": [{"id": "a", "priority": 1}]})", "services[0].demand"},
+      {R"({"services": [{"id": "a", "priority": 1, "demand": [1, -2]}]})", "services[0].demand[1]"},
+      {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "colour": 1}]})", "services[0].colour"},
+      {R"({"services": [{"id": "a", "priority": 1, "demand": [1]}, {"id": "a", "priority": 1, "demand": [1]}]})",
+       "services[1].id"},
+      {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "min_gpus": 4, "max_gpus": 2}]})",
+       "services[0].min_gpus"},
+  };
+  for (const Case& c : cases) {
+    auto r = ParseSlurmConfig(c.text, false);
+    ASSERT_FALSE(r) << c.text;
+    EXPECT_EQ(r.error().field, c.field) << c.text << " -> " << r.error().ToString();
+  }
+  EXPECT_TRUE(ParseSlurmConfig(R"({"x-note": "ignored"})", false));
+}
+
+}  // namespace
+}  // namespace ordo::slurm

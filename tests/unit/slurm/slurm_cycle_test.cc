@@ -1,0 +1,387 @@
+// Mapping, enforcement and whole cycles against the simulated Slurm (fake_slurm.h).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "fake_slurm.h"
+#include "ordo/adapters/slurm/process_slurm_client.h"
+#include "ordo/adapters/slurm/slurm_cycle.h"
+#include "ordo/core/check_plan.h"
+
+namespace ordo::slurm {
+namespace {
+
+using testing::FakeSlurm;
+
+constexpr int64_t kNow = 100000;
+
+struct Harness {
+  std::vector<double> sleeps;
+  std::vector<std::string> lines;
+  Sleeper sleep = [this](double s) { sleeps.push_back(s); };
+  Logger log = [this](std::string_view l) { lines.emplace_back(l); };
+};
+
+Result<Mapping> Map(FakeSlurm& fake, const SlurmConfig& config, int64_t now = kNow) {
+  Harness h;
+  auto snap = ReadSnapshot(fake, config, now, h.sleep, h.log);
+  if (!snap) return Fail(snap.error());
+  return BuildScenario(*snap, config);
+}
+
+Result<CycleReport> Cycle(FakeSlurm& fake, const SlurmConfig& config, Harness& h, int64_t now = kNow,
+                          bool dry_run = false, std::ostream* out = nullptr) {
+  CycleOptions options;
+  options.now = now;
+  options.dry_run = dry_run;
+  options.dry_out = out;
+  return RunCycle(fake, config, options, h.sleep, h.log);
+}
+
+int CountStarts(const std::vector<std::string>& log) {
+  return static_cast<int>(std::count_if(log.begin(), log.end(), [](const std::string& l) {
+    return l.rfind("scontrol release", 0) == 0;
+  }));
+}
+
+TEST(SlurmMapping, NodesRunningJobsCandidatesAndServices) {
+  FakeSlurm fake(3, 8);
+  // Running 4 GPUs at 4-7 of n2 for 2 hours of its 3: pinned at start_step -2, duration 3.
+  const int64_t running = fake.AddRunning("ordo:kind=training,priority=7,duration=3h", {"n2"}, {4, 5, 6, 7}, kNow - 2 * 3600 - 60);
+  // Running on 3 unaligned GPUs (1,2,3 of n3): pieces [1] and [2,3].
+  fake.AddRunning("", {"n3"}, {1, 2, 3}, kNow - 10);
+  const int64_t held = fake.SubmitHeld("ordo:kind=quantization,priority=2,shapes=1x4h|2x2h", 1, 1, kNow - 3 * 3600);
+  fake.SubmitHeld("not ordo's", 1);
+  fake.SubmitHeld("ordo:kind=training,priority=2,duration=1h", 3);   // 3 GPUs: not a power of two
+  fake.SubmitHeld("ordo:kind=training,priority=2", 2);                // no duration
+  SlurmConfig config;
+  ServiceSpec chat;
+  chat.service.id = "chat";
+  chat.service.priority = 10;
+  chat.service.max_gpus = -1;
+  chat.service.demand = {1, 2, 3};
+  config.services.push_back(chat);
+  fake.AddRunning("", {"n1"}, {0}, kNow - 5, "ordo-svc-chat");
+
+  auto m = Map(fake, config);
+  ASSERT_TRUE(m) << m.error().ToString();
+  const Scenario& sc = m->scenario;
+  ASSERT_EQ(sc.cluster.groups.size(), 1u);
+  EXPECT_EQ(sc.cluster.groups[0].nodes, 3);
+  EXPECT_EQ(sc.cluster.total_gpus(), 24);
+  ASSERT_EQ(sc.jobs.size(), 4u);  // 1 running + 2 pieces + 1 candidate
+  EXPECT_EQ(sc.jobs[0].id, std::to_string(running));
+  EXPECT_EQ(sc.jobs[0].running->first_gpu, 12);
+  EXPECT_EQ(sc.jobs[0].running->start_step, -2);
+  EXPECT_EQ(sc.jobs[0].shapes[0].duration_steps, 3);
+  EXPECT_DOUBLE_EQ(sc.jobs[0].priority, 7);
+  EXPECT_EQ(sc.jobs[1].running->first_gpu, 17);
+  EXPECT_EQ(sc.jobs[1].shapes[0].gpus, 1);
+  EXPECT_EQ(sc.jobs[2].running->first_gpu, 18);
+  EXPECT_EQ(sc.jobs[2].shapes[0].gpus, 2);
+  // Unlimited job with no metadata: pinned past the horizon.
+  EXPECT_GE(sc.jobs[1].shapes[0].duration_steps, sc.horizon_steps);
+  ASSERT_EQ(m->candidates.size(), 1u);
+  EXPECT_EQ(m->candidates[0].slurm_id, held);
+  const Job& q = sc.jobs[static_cast<size_t>(m->candidates[0].job)];
+  EXPECT_EQ(q.kind, JobKind::kQuantization);
+  EXPECT_EQ(q.arrival_step, -3);
+  ASSERT_EQ(q.shapes.size(), 2u);
+  EXPECT_EQ(q.shapes[0], (Shape{1, 4}));
+  EXPECT_EQ(q.shapes[1], (Shape{2, 2}));
+  // Two held ordo jobs with bad metadata are reported, not planned.
+  EXPECT_EQ(std::count_if(m->notes.begin(), m->notes.end(),
+                          [](const std::string& n) { return n.find("left out") != std::string::npos; }),
+            2);
+  ASSERT_EQ(sc.services.size(), 1u);
+  EXPECT_EQ(sc.services[0].current_gpus, 1);
+  EXPECT_EQ(sc.services[0].max_gpus, 24);
+  EXPECT_EQ(static_cast<int>(sc.services[0].demand.size()), sc.horizon_steps);
+  ASSERT_EQ(m->placeholders.size(), 1u);
+  EXPECT_EQ(m->placeholders[0].gpu, 0);
+  EXPECT_EQ(m->Locate(13), (std::pair<int, int>{1, 5}));
+}
+
+TEST(SlurmMapping, NoUsableNodeIsAnError) {
+  FakeSlurm fake(0, 8);
+  auto m = Map(fake, SlurmConfig{});
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().field, "nodes");
+}
+
+TEST(SlurmMapping, DemandWindowFollowsTheProfile) {
+  ServiceSpec s;
+  s.service.demand = {1, 2, 3, 4};
+  s.demand_start = 1000;
+  EXPECT_EQ(DemandWindow(s, 60, 6, 1000), (std::vector<int>{1, 2, 3, 4, 1, 2}));
+  EXPECT_EQ(DemandWindow(s, 60, 3, 1000 + 2 * 3600 + 59), (std::vector<int>{3, 4, 1}));
+  EXPECT_EQ(DemandWindow(s, 60, 2, 1000 - 1), (std::vector<int>{4, 1}));
+}
+
+TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
+  FakeSlurm fake(2, 8);
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 4);
+  const int64_t b = fake.SubmitHeld("ordo:kind=training,priority=3,duration=1h", 8, 1);
+  const int64_t c = fake.SubmitHeld("ordo:kind=training,priority=1,duration=1h", 8, 2);  // 16 GPUs: waits
+  Harness h;
+  auto report = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(report) << report.error().ToString();
+  EXPECT_TRUE(CheckPlan(report->mapping.scenario, report->plan).empty());
+  EXPECT_EQ(report->applied.actions_failed, 0);
+  // Each job the plan starts at step 0 runs exactly on its planned block.
+  int started = 0;
+  for (const Candidate& cand : report->mapping.candidates) {
+    const JobPlacement& p = report->plan.jobs[static_cast<size_t>(cand.job)];
+    const FakeSlurm::Job& j = fake.jobs().at(cand.slurm_id);
+    if (!p.started() || *p.start_step != 0) {
+      EXPECT_EQ(j.state, "PENDING");
+      EXPECT_TRUE(j.held);
+      continue;
+    }
+    ++started;
+    ASSERT_EQ(j.state, "RUNNING") << cand.slurm_id;
+    const auto [node, index] = report->mapping.Locate(p.first_gpu);
+    EXPECT_EQ(j.nodes[0], "n" + std::to_string(node + 1));
+    std::vector<int> expected;
+    for (int i = index; i < index + std::min(p.gpus, 8); ++i) expected.push_back(i);
+    EXPECT_EQ(j.indices, expected);
+  }
+  EXPECT_EQ(started, 2);
+  EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
+  EXPECT_EQ(fake.jobs().at(b).state, "RUNNING");
+  EXPECT_TRUE(fake.jobs().at(c).held);
+  // The untyped request was cleared before the typed one (22.05 refuses it otherwise).
+  const auto& log = fake.log();
+  const auto clear = std::find(log.begin(), log.end(), "scontrol update JobId=" + std::to_string(a) + " TresPerNode=");
+  ASSERT_NE(clear, log.end());
+  EXPECT_NE(std::next(clear)->find("Gres=gpu:g"), std::string::npos);
+
+  // Idempotent: the next cycle starts nothing and changes nothing.
+  fake.ClearLog();
+  auto again = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(again) << again.error().ToString();
+  EXPECT_TRUE(again->actions.empty());
+  EXPECT_EQ(CountStarts(fake.log()), 0);
+}
+
+TEST(SlurmCycle, ReleasedJobWaitingForTheSchedulerIsNotStartedAgain) {
+  FakeSlurm fake(1, 8);
+  fake.start_on_release = false;
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 4);
+  const int64_t b = fake.SubmitHeld("ordo:kind=training,priority=4,duration=2h", 4);
+  Harness h;
+  ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
+  EXPECT_EQ(CountStarts(fake.log()), 2);
+  EXPECT_FALSE(fake.jobs().at(a).held);
+  EXPECT_EQ(fake.jobs().at(a).state, "PENDING");
+  fake.ClearLog();
+  // Not started yet: pinned where ordo put it, so nothing is released onto those GPUs again.
+  auto again = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(again) << again.error().ToString();
+  EXPECT_EQ(CountStarts(fake.log()), 0);
+  EXPECT_TRUE(again->actions.empty());
+  EXPECT_EQ(again->mapping.candidates.size(), 0u);
+  fake.Tick();
+  EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
+  EXPECT_EQ(fake.jobs().at(b).state, "RUNNING");
+  std::vector<int> all = fake.jobs().at(a).indices;
+  all.insert(all.end(), fake.jobs().at(b).indices.begin(), fake.jobs().at(b).indices.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(SlurmCycle, ReleasedJobWhoseGpusAreTakenIsHeldAgain) {
+  FakeSlurm fake(1, 8);
+  fake.start_on_release = false;
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8);
+  Harness h;
+  ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
+  // Something outside ordo grabbed a GPU before the scheduler started the job.
+  fake.AddRunning("", {"n1"}, {3}, kNow);
+  fake.ClearLog();
+  auto again = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(again) << again.error().ToString();
+  EXPECT_NE(std::find(fake.log().begin(), fake.log().end(), "scontrol hold " + std::to_string(a)), fake.log().end());
+  EXPECT_TRUE(fake.jobs().at(a).held);
+  EXPECT_EQ(fake.jobs().at(a).state, "PENDING");
+}
+
+TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
+  FakeSlurm fake(1, 8);
+  const int64_t low = fake.SubmitHeld("ordo:kind=training,priority=1,duration=2h", 8, 1, kNow - 7200);
+  const int64_t high = fake.SubmitHeld("ordo:kind=training,priority=10,duration=2h", 8, 1, kNow - 60);
+  Harness h;
+  std::ostringstream fifo_out;
+  CycleOptions fifo;
+  fifo.now = kNow;
+  fifo.policy = "fifo";
+  fifo.dry_run = true;
+  fifo.dry_out = &fifo_out;
+  ASSERT_TRUE(RunCycle(fake, SlurmConfig{}, fifo, h.sleep, h.log));
+  EXPECT_NE(fifo_out.str().find("scontrol release " + std::to_string(low)), std::string::npos) << fifo_out.str();
+  EXPECT_EQ(CountStarts(fake.log()), 0);  // dry run: nothing ran
+  ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
+  EXPECT_EQ(fake.jobs().at(high).state, "RUNNING");
+  EXPECT_TRUE(fake.jobs().at(low).held);
+}
+
+TEST(SlurmCycle, ServiceCapacityFollowsItsCurveWithFewMoves) {
+  FakeSlurm fake(2, 8);
+  SlurmConfig config;
+  config.horizon_steps = 6;
+  ServiceSpec chat;
+  chat.service.id = "chat";
+  chat.service.priority = 10;
+  chat.service.max_gpus = -1;
+  chat.service.demand = {2, 5, 3, 0, 9, 1};
+  chat.demand_start = kNow;
+  config.services.push_back(chat);
+  fake.SubmitHeld("ordo:kind=training,priority=1,duration=30h", 4);
+  Harness h;
+  std::vector<int64_t> previous;
+  for (int step = 0; step < 6; ++step) {
+    auto report = Cycle(fake, config, h, kNow + step * 3600);
+    ASSERT_TRUE(report) << report.error().ToString();
+    std::vector<int64_t> held;
+    for (const auto& [id, j] : fake.jobs()) {
+      if (j.name == "ordo-svc-chat") held.push_back(id);
+    }
+    EXPECT_EQ(static_cast<int>(held.size()), chat.service.demand[static_cast<size_t>(step)]) << "step " << step;
+    // Growing keeps every placeholder it had; shrinking keeps only old ones.
+    const size_t kept = std::count_if(previous.begin(), previous.end(), [&](int64_t id) {
+      return std::find(held.begin(), held.end(), id) != held.end();
+    });
+    EXPECT_EQ(kept, std::min(previous.size(), held.size())) << "step " << step;
+    previous = held;
+    // A second cycle at the same time changes nothing.
+    fake.ClearLog();
+    auto again = Cycle(fake, config, h, kNow + step * 3600);
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->actions.empty()) << "step " << step;
+  }
+}
+
+TEST(SlurmCycle, PlaceholdersOfUnknownServicesAreCancelled) {
+  FakeSlurm fake(1, 8);
+  const int64_t stray = fake.AddRunning("", {"n1"}, {2}, kNow, "ordo-svc-gone");
+  Harness h;
+  ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
+  EXPECT_EQ(fake.jobs().count(stray), 0u);
+}
+
+TEST(SlurmCycle, TransientFailuresAreRetriedWithBackoff) {
+  FakeSlurm fake(1, 8);
+  fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 4);
+  fake.FailNext(3);  // the controller is restarting
+  Harness h;
+  SlurmConfig config;
+  config.retry = RetryPolicy{5, 0.5, 1.5};
+  auto report = Cycle(fake, config, h);
+  ASSERT_TRUE(report) << report.error().ToString();
+  EXPECT_EQ(h.sleeps, (std::vector<double>{0.5, 1.0, 1.5}));
+  EXPECT_EQ(CountStarts(fake.log()), 1);
+  EXPECT_TRUE(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
+    return l.find("retry 1/4") != std::string::npos && l.find("Unable to contact") != std::string::npos;
+  }));
+}
+
+TEST(SlurmCycle, ControllerDownIsAClearErrorAfterTheRetries) {
+  FakeSlurm fake(1, 8);
+  fake.FailNext(100);
+  Harness h;
+  SlurmConfig config;
+  config.retry = RetryPolicy{3, 0.1, 1};
+  auto report = Cycle(fake, config, h);
+  ASSERT_FALSE(report);
+  EXPECT_NE(report.error().message.find("sinfo --json failed after 3 attempts"), std::string::npos)
+      << report.error().message;
+  EXPECT_EQ(h.sleeps.size(), 2u);
+}
+
+TEST(SlurmCycle, DryRunPrintsTheCommandsAndRunsNone) {
+  FakeSlurm fake(1, 8);
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 2);
+  Harness h;
+  std::ostringstream out;
+  auto report = Cycle(fake, SlurmConfig{}, h, kNow, true, &out);
+  ASSERT_TRUE(report);
+  const std::string id = std::to_string(a);
+  EXPECT_EQ(out.str(), "scontrol update JobId=" + id + " TresPerNode=\n"
+                       "scontrol update JobId=" + id + " NumNodes=1 NodeList=n1 Gres=gpu:g0:1,gpu:g1:1\n"
+                       "scontrol release " + id + "\n");
+  EXPECT_TRUE(fake.jobs().at(a).held);
+  for (const std::string& l : fake.log()) EXPECT_TRUE(l.rfind("sinfo", 0) == 0 || l.rfind("squeue", 0) == 0) << l;
+}
+
+TEST(SlurmCycle, UntypedClusterPinsNodesAndCounts) {
+  FakeSlurm fake(2, 8, /*typed=*/false);
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 2);
+  Harness h;
+  auto report = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(report) << report.error().ToString();
+  EXPECT_NE(std::find(fake.log().begin(), fake.log().end(),
+                      "scontrol update JobId=" + std::to_string(a) + " NumNodes=2 NodeList=n1,n2 Gres=gpu:8"),
+            fake.log().end());
+  EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
+}
+
+TEST(SlurmCycle, FailedCommandIsReportedAndOthersStillRun) {
+  FakeSlurm fake(2, 8);
+  fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8);
+  fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8);
+  // The first job vanished between the read and the update (scancel by its owner).
+  struct Vanishing final : SlurmClient {
+    FakeSlurm& inner;
+    explicit Vanishing(FakeSlurm& f) : inner(f) {}
+    Result<CommandResult> Run(const std::vector<std::string>& argv, double t) override {
+      if (argv[0] == "scontrol" && argv.size() > 2 && argv[2] == "JobId=1") {
+        return CommandResult{1, "", "scontrol: error: Invalid job id specified\n"};
+      }
+      return inner.Run(argv, t);
+    }
+  } client(fake);
+  Harness h;
+  CycleOptions options;
+  options.now = kNow;
+  auto report = RunCycle(client, SlurmConfig{}, options, h.sleep, h.log);
+  ASSERT_TRUE(report);
+  EXPECT_EQ(report->applied.actions_failed, 1);
+  EXPECT_EQ(report->applied.actions_ok, 1);
+  EXPECT_TRUE(h.sleeps.empty());  // not transient: no retry
+  ASSERT_EQ(report->applied.failures.size(), 1u);
+  EXPECT_NE(report->applied.failures[0].find("Invalid job id"), std::string::npos);
+  EXPECT_EQ(fake.jobs().at(2).state, "RUNNING");
+}
+
+TEST(ProcessSlurmClient, RunsWithoutAShellAndCapturesOutput) {
+  ProcessSlurmClient client;
+  auto r = client.Run({"sh", "-c", "echo out; echo err >&2; exit 3"}, 10);
+  ASSERT_TRUE(r) << r.error().ToString();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+  // Arguments reach the program verbatim: no shell expands them.
+  auto literal = client.Run({"echo", "$HOME", "a b", "*"}, 10);
+  ASSERT_TRUE(literal);
+  EXPECT_EQ(literal->out, "$HOME a b *\n");
+  auto missing = client.Run({"ordo-no-such-program"}, 10);
+  EXPECT_FALSE(missing);
+}
+
+TEST(ProcessSlurmClient, KillsACommandPastItsTimeout) {
+  ProcessSlurmClient client;
+  auto r = client.Run({"sleep", "30"}, 0.2);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_FALSE(r->ok());
+  EXPECT_TRUE(IsTransient(*r));
+}
+
+TEST(SlurmClient, FormatCommandQuotesForAShell) {
+  EXPECT_EQ(FormatCommand({"scontrol", "update", "JobId=4", "TresPerNode="}), "scontrol update JobId=4 TresPerNode=");
+  EXPECT_EQ(FormatCommand({"echo", "a b", "it's"}), "echo 'a b' 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace ordo::slurm
