@@ -1,5 +1,10 @@
 #include "ordo/io/document.h"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -7,18 +12,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <istream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <new>
-#include <sstream>
+#include <streambuf>
 #include <vector>
-
-#include <yaml-cpp/anchor.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/parser.h>
-#include <yaml-cpp/yaml.h>
-#include <yaml-cpp/eventhandler.h>
 
 #include "ordo/core/scenario.h"
 
@@ -39,8 +39,8 @@ std::string Where(std::string_view text, size_t offset) {
       line_start = i + 1;
     }
   }
-  return "byte offset " + std::to_string(offset) + " (line " + std::to_string(line) +
-         ", column " + std::to_string(offset - line_start + 1) + ")";
+  return "byte offset " + std::to_string(offset) + " (line " + std::to_string(line) + ", column " +
+         std::to_string(offset - line_start + 1) + ")";
 }
 
 // The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong forms,
@@ -146,8 +146,8 @@ std::optional<size_t> FindYamlTooDeep(std::string_view text) {
 
     size_t pos = 0;
     bool scalar_start = true;  // a quote here opens a quoted scalar; a bracket opens a collection
-    size_t after_markers = indent;       // where the node after `- ` markers starts
-    std::optional<size_t> last_marker;   // column of the last `- ` marker
+    size_t after_markers = indent;      // where the node after `- ` markers starts
+    std::optional<size_t> last_marker;  // column of the last `- ` marker
     if (quote == 0 && flow == 0) {
       if (blank || line[indent] == '#' || (indent == 0 && line[0] == '%')) {
         line_start = line_end + 1;
@@ -298,7 +298,8 @@ class StrictJsonBuilder {
   }
   bool parse_error(size_t /*position*/, const std::string& /*last_token*/,
                    const nlohmann::detail::exception& ex) {
-    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> from "parse error".
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: ..." -> from "parse
+    // error".
     std::string message = ex.what();
     if (const size_t at = message.find("] "); at != std::string::npos) message.erase(0, at + 2);
     return Fail("", message);
@@ -309,8 +310,8 @@ class StrictJsonBuilder {
  private:
   struct Frame {
     Json* node;
-    std::string key;        // objects: the key being filled
-    Json* slot = nullptr;   // objects: where the next value goes
+    std::string key;       // objects: the key being filled
+    Json* slot = nullptr;  // objects: where the next value goes
   };
 
   bool Fail(std::string field, std::string message) {
@@ -339,8 +340,8 @@ class StrictJsonBuilder {
 
   bool Open(Json container) {
     if (stack_.size() >= static_cast<size_t>(Limits::kMaxNesting)) {
-      return Fail(CurrentPath(), "nesting deeper than " + std::to_string(Limits::kMaxNesting) +
-                                     " levels");
+      return Fail(CurrentPath(),
+                  "nesting deeper than " + std::to_string(Limits::kMaxNesting) + " levels");
     }
     Json* node = Place(std::move(container));
     stack_.push_back(Frame{node, {}, nullptr});
@@ -391,8 +392,8 @@ Result<Json> ParseJson(std::string_view text) {
 
 std::string YamlWhere(const YAML::Mark& mark) {
   if (mark.is_null()) return "";
-  return " (line " + std::to_string(mark.line + 1) + ", column " +
-         std::to_string(mark.column + 1) + ")";
+  return " (line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) +
+         ")";
 }
 
 bool AllOf(std::string_view s, size_t from, bool (*pred)(char)) {
@@ -524,8 +525,8 @@ Json ConvertScalar(const std::string& text, const std::string& tag, const std::s
     ThrowInput(path, "unsupported YAML tag \"" + tag + "\"" + YamlWhere(mark));
   }
   auto wrong = [&](std::string_view what) {
-    ThrowInput(path, "is tagged " + std::string(what) + " but is \"" + text + "\"" +
-                         YamlWhere(mark));
+    ThrowInput(path,
+               "is tagged " + std::string(what) + " but is \"" + text + "\"" + YamlWhere(mark));
   };
   if (kind == ScalarKind::kAny || kind == ScalarKind::kNull) {
     if (IsCoreNull(text)) return Json(nullptr);
@@ -710,11 +711,23 @@ class YamlJsonBuilder final : public YAML::EventHandler {
   bool has_root_ = false;
 };
 
+// An input stream over the text itself: yaml-cpp wants a std::istream, and a file near the size
+// limit should not be copied twice to get one.
+class ViewStreamBuf : public std::streambuf {
+ public:
+  explicit ViewStreamBuf(std::string_view text) {
+    // The get area is read-only in practice: istream never writes through it.
+    char* begin = const_cast<char*>(text.data());
+    setg(begin, begin, begin + text.size());
+  }
+};
+
 Result<Json> ParseYaml(std::string_view text) {
   // Aliases may repeat a subtree; allow about the text's own size again, no exponential blow-up.
   YamlJsonBuilder builder(2 * text.size() + 1'000'000);
   try {
-    std::istringstream stream{std::string(text)};
+    ViewStreamBuf buffer(text);
+    std::istream stream(&buffer);
     YAML::Parser parser(stream);
     // Not YAML::LoadAll: yaml-cpp 0.7 loops forever in it on a stray `,` (jbeder/yaml-cpp#1040).
     // One document is wanted; asking for a second only tells whether there is one.
@@ -753,8 +766,8 @@ Result<Json> ParseDocument(std::string_view text, bool yaml) {
       if (bad->control) {
         char code[8];
         std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(text[bad->offset]));
-        return FailInput("", std::string("control character ") + code + " at " +
-                                 Where(file, bom + bad->offset));
+        return FailInput(
+            "", std::string("control character ") + code + " at " + Where(file, bom + bad->offset));
       }
       return FailInput("", "invalid UTF-8 at " + Where(file, bom + bad->offset));
     }
@@ -805,8 +818,8 @@ Result<std::string> ReadFileText(const std::string& path) {
       const size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
       text.append(chunk.data(), got);
       if (static_cast<int64_t>(text.size()) > Limits::kMaxFileBytes) {
-        return FailInput("", "the file is larger than " +
-                                 std::to_string(Limits::kMaxFileBytes) + " bytes");
+        return FailInput(
+            "", "the file is larger than " + std::to_string(Limits::kMaxFileBytes) + " bytes");
       }
       if (got < chunk.size()) break;
     }

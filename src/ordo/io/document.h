@@ -2,10 +2,9 @@
 // parser sees the text, YAML converted to the same JSON model so one strict reader serves both.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "ordo/core/error.h"
 

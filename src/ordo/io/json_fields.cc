@@ -17,9 +17,10 @@ void AppendScalar(const OrderedJson& value, std::string& out) {
   // Integers are the bulk of a plan or a demand curve: format them without a serializer.
   if (value.is_number_integer()) {
     char buffer[24];
-    const auto [end, ec] = value.is_number_unsigned()
-                               ? std::to_chars(buffer, buffer + sizeof buffer, value.get<uint64_t>())
-                               : std::to_chars(buffer, buffer + sizeof buffer, value.get<int64_t>());
+    const auto [end, ec] =
+        value.is_number_unsigned()
+            ? std::to_chars(buffer, buffer + sizeof buffer, value.get<uint64_t>())
+            : std::to_chars(buffer, buffer + sizeof buffer, value.get<int64_t>());
     out.append(buffer, end);
     return;
   }
@@ -182,8 +183,7 @@ Result<int64_t> ToInt(const Json& value, const LazyPath& path, int64_t min, int6
   }
   if (value.is_number_unsigned()) {
     const uint64_t n = value.get<uint64_t>();
-    if (max < 0 || n > static_cast<uint64_t>(max) ||
-        (min > 0 && n < static_cast<uint64_t>(min))) {
+    if (max < 0 || n > static_cast<uint64_t>(max) || (min > 0 && n < static_cast<uint64_t>(min))) {
       return out_of_range();
     }
     return static_cast<int64_t>(n);
@@ -211,8 +211,8 @@ Result<double> ToNumber(const Json& value, const LazyPath& path, double min, dou
   if (!std::isfinite(d)) return FailInput(path.str(), "must be a finite number");
   if ((min_exclusive ? d <= min : d < min) || d > max) {
     return FailInput(path.str(), std::string("must be a number ") + (min_exclusive ? "> " : ">= ") +
-                               FormatLimit(min) + " and <= " + FormatLimit(max) + " (got " +
-                               value.dump() + ")");
+                                     FormatLimit(min) + " and <= " + FormatLimit(max) + " (got " +
+                                     value.dump() + ")");
   }
   return d;
 }
@@ -225,8 +225,8 @@ Result<std::string> ToString(const Json& value, const LazyPath& path, size_t max
   const auto& text = value.get_ref<const std::string&>();
   if (text.empty() && !allow_empty) return FailInput(path.str(), "must not be empty");
   if (text.size() > max_bytes) {
-    return FailInput(path.str(), "is too long: at most " + std::to_string(max_bytes) + " bytes (got " +
-                               std::to_string(text.size()) + ")");
+    return FailInput(path.str(), "is too long: at most " + std::to_string(max_bytes) +
+                                     " bytes (got " + std::to_string(text.size()) + ")");
   }
   return text;
 }
@@ -237,7 +237,7 @@ Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items
   }
   if (value.size() > max_items) {
     return FailInput(path.str(), "has too many entries: at most " + std::to_string(max_items) +
-                               " (got " + std::to_string(value.size()) + ")");
+                                     " (got " + std::to_string(value.size()) + ")");
   }
   return {};
 }
@@ -245,9 +245,8 @@ Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items
 Result<ObjectReader> ObjectReader::Make(const Json& value, std::string path,
                                         std::string_view what) {
   if (!value.is_object()) {
-    return FailInput(std::move(path),
-                     std::string("must be ") + std::string(what) + ", a JSON object (got " +
-                         Describe(value) + ")");
+    return FailInput(std::move(path), std::string("must be ") + std::string(what) +
+                                          ", a JSON object (got " + Describe(value) + ")");
   }
   return ObjectReader(value, std::move(path));
 }

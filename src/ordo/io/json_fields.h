@@ -5,11 +5,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "ordo/core/error.h"
 
@@ -18,17 +17,17 @@
 // does the same for Result<void>. Readers check dozens of fields; this keeps each to one line.
 #define ORDO_IO_CONCAT_INNER(a, b) a##b
 #define ORDO_IO_CONCAT(a, b) ORDO_IO_CONCAT_INNER(a, b)
-#define ORDO_IO_ASSIGN_IMPL(tmp, lhs, expr)    \
-  auto tmp = (expr);                           \
-  if (!tmp) return ::ordo::Fail(tmp.error());  \
+#define ORDO_IO_ASSIGN_IMPL(tmp, lhs, expr)   \
+  auto tmp = (expr);                          \
+  if (!tmp) return ::ordo::Fail(tmp.error()); \
   lhs = std::move(*tmp)
 #define ORDO_IO_ASSIGN(lhs, ...) \
   ORDO_IO_ASSIGN_IMPL(ORDO_IO_CONCAT(io_result_, __LINE__), lhs, (__VA_ARGS__))
-#define ORDO_IO_CHECK(...)                                           \
-  do {                                                               \
-    if (auto io_check_ = (__VA_ARGS__); !io_check_) {                \
-      return ::ordo::Fail(io_check_.error());                        \
-    }                                                                \
+#define ORDO_IO_CHECK(...)                            \
+  do {                                                \
+    if (auto io_check_ = (__VA_ARGS__); !io_check_) { \
+      return ::ordo::Fail(io_check_.error());         \
+    }                                                 \
   } while (false)
 
 namespace ordo::io::internal {
@@ -46,8 +45,9 @@ std::string IndexPath(std::string_view parent, size_t index);
 class LazyPath {
  public:
   LazyPath(const std::string& path) : parent_(path) {}  // NOLINT(google-explicit-constructor)
-  LazyPath(const char* path) : parent_(path) {}          // NOLINT(google-explicit-constructor)
-  LazyPath(std::string_view parent, std::string_view key) : parent_(parent), key_(key), kind_(kKey) {}
+  LazyPath(const char* path) : parent_(path) {}         // NOLINT(google-explicit-constructor)
+  LazyPath(std::string_view parent, std::string_view key)
+      : parent_(parent), key_(key), kind_(kKey) {}
   LazyPath(std::string_view parent, size_t index) : parent_(parent), index_(index), kind_(kIndex) {}
   [[nodiscard]] std::string str() const;
 

@@ -93,10 +93,10 @@ Result<ServiceAllocation> ReadServiceAllocation(const Json& value, const std::st
 Result<Metrics> ReadMetrics(const Json& value) {
   auto obj = ObjectReader::Make(value, "metrics", "the metrics");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"utilization", "allocated_utilization", "value", "batch_value",
-                                "objective", "realtime_unmet_gpu_steps", "jobs_started",
-                                "jobs_completed", "solve_ms", "status", "best_bound", "gap",
-                                "nodes"}));
+  ORDO_IO_CHECK(
+      obj->AllowOnly({"utilization", "allocated_utilization", "value", "batch_value", "objective",
+                      "realtime_unmet_gpu_steps", "jobs_started", "jobs_completed", "solve_ms",
+                      "status", "best_bound", "gap", "nodes"}));
   Metrics metrics;
   // Every metric is optional: ordo recomputes them; a plan from another tool may leave some out.
   auto number = [&](std::string_view key, double& out) -> Result<void> {
@@ -145,9 +145,10 @@ Result<JobExplanation> ReadExplanation(const Json& value, const std::string& pat
   const auto parsed = ParseWaitReason(reason);
   if (!parsed) {
     std::string names;
-    for (const auto& [unused, name] : kReasonNames) names += (names.empty() ? "" : ", ") + std::string(name);
-    return FailInput(obj->Path("reason"), "unknown reason \"" + reason + "\" (expected one of " +
-                                              names + ")");
+    for (const auto& [unused, name] : kReasonNames)
+      names += (names.empty() ? "" : ", ") + std::string(name);
+    return FailInput(obj->Path("reason"),
+                     "unknown reason \"" + reason + "\" (expected one of " + names + ")");
   }
   explanation.reason = *parsed;
   std::optional<std::string> text;
@@ -198,7 +199,8 @@ Result<Plan> ReadPlan(const Json& root) {
   }
   // The one extension ordo reads back; other x- fields are ignored (AllowOnly skips them).
   if (const Json* explain = top->Find("x-explain")) {
-    ORDO_IO_CHECK(internal::CheckList(*explain, "x-explain", static_cast<size_t>(Limits::kMaxJobs)));
+    ORDO_IO_CHECK(
+        internal::CheckList(*explain, "x-explain", static_cast<size_t>(Limits::kMaxJobs)));
     plan.explanations.reserve(explain->size());
     for (size_t k = 0; k < explain->size(); ++k) {
       JobExplanation explanation;

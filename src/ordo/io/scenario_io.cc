@@ -50,13 +50,14 @@ Result<Cluster> ReadCluster(const ObjectReader& top) {
   ORDO_IO_CHECK(obj->AllowOnly({"node_groups"}));
   auto groups = obj->List("node_groups", Limits::kMaxNodeGroups);
   if (!groups) return Fail(groups.error());
-  if ((*groups)->empty()) return FailInput(obj->Path("node_groups"), "must list at least one group");
+  if ((*groups)->empty())
+    return FailInput(obj->Path("node_groups"), "must list at least one group");
 
   Cluster cluster;
   int64_t total_gpus = 0;
   for (size_t k = 0; k < (*groups)->size(); ++k) {
-    auto g = ObjectReader::Make((**groups)[k], IndexPath(obj->Path("node_groups"), k),
-                                "a node group");
+    auto g =
+        ObjectReader::Make((**groups)[k], IndexPath(obj->Path("node_groups"), k), "a node group");
     if (!g) return Fail(g.error());
     ORDO_IO_CHECK(g->AllowOnly({"name", "nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb"}));
     NodeGroup group;
@@ -69,8 +70,8 @@ Result<Cluster> ReadCluster(const ObjectReader& top) {
     auto gpn = g->Int("gpus_per_node", 1, 16);
     if (!gpn) return Fail(gpn.error());
     if (!internal::IsPowerOfTwo(*gpn)) {
-      return FailInput(g->Path("gpus_per_node"),
-                       "must be a power of two: 1, 2, 4, 8 or 16 (got " + std::to_string(*gpn) + ")");
+      return FailInput(g->Path("gpus_per_node"), "must be a power of two: 1, 2, 4, 8 or 16 (got " +
+                                                     std::to_string(*gpn) + ")");
     }
     group.gpus_per_node = static_cast<int>(*gpn);
     std::optional<std::string> gpu_type;
@@ -142,8 +143,8 @@ Result<int> ResolveDuration(const Job& job, const Shape& shape, const std::strin
     return Fail(Error{ErrorCode::kInternal, job_path + ".features",
                       std::string("the duration forecaster failed: ") + ex.what()});
   } catch (...) {
-    return Fail(Error{ErrorCode::kInternal, job_path + ".features",
-                      "the duration forecaster failed"});
+    return Fail(
+        Error{ErrorCode::kInternal, job_path + ".features", "the duration forecaster failed"});
   }
   if (!duration) {
     Error error = duration.error();
@@ -163,8 +164,7 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   auto obj = ObjectReader::Make(value, path, "a job");
   if (!obj) return Fail(obj.error());
   ORDO_IO_CHECK(obj->AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
-                                "shapes", "gpu_type", "min_gpu_memory_gb", "running",
-                                "features"}));
+                                "shapes", "gpu_type", "min_gpu_memory_gb", "running", "features"}));
   Job job;
   ORDO_IO_ASSIGN(job.id, obj->String("id", Limits::kMaxIdLength, false));
   std::string kind;
@@ -229,9 +229,8 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
     if (!r) return Fail(r.error());
     ORDO_IO_CHECK(r->AllowOnly({"start_step", "first_gpu"}));
     if (job.shapes.size() != 1) {
-      return FailInput(obj->Path("running"),
-                       "a running job must have a single shape (got " +
-                           std::to_string(job.shapes.size()) + " shapes)");
+      return FailInput(obj->Path("running"), "a running job must have a single shape (got " +
+                                                 std::to_string(job.shapes.size()) + " shapes)");
     }
     RunningPlacement placement;
     int64_t start = 0;
@@ -294,9 +293,9 @@ Result<Service> ReadService(const Json& value, const std::string& path, int hori
   }
   const Json& list = *demand;
   if (list.size() != static_cast<size_t>(horizon_steps)) {
-    return FailInput(obj->Path("demand"), "must have horizon_steps = " +
-                                              std::to_string(horizon_steps) + " entries (got " +
-                                              std::to_string(list.size()) + ")");
+    return FailInput(obj->Path("demand"),
+                     "must have horizon_steps = " + std::to_string(horizon_steps) +
+                         " entries (got " + std::to_string(list.size()) + ")");
   }
   service.demand.reserve(list.size());
   const std::string demand_path = obj->Path("demand");
@@ -346,7 +345,8 @@ Result<Scenario> ReadScenario(const Json& root, const ReadOptions& options) {
     scenario.jobs.reserve(jobs->size());
     for (size_t j = 0; j < jobs->size(); ++j) {
       Job job;
-      ORDO_IO_ASSIGN(job, ReadJob((*jobs)[j], IndexPath("jobs", j), scenario.step_minutes, options));
+      ORDO_IO_ASSIGN(job,
+                     ReadJob((*jobs)[j], IndexPath("jobs", j), scenario.step_minutes, options));
       scenario.jobs.push_back(std::move(job));
     }
   }
@@ -358,8 +358,7 @@ Result<Scenario> ReadScenario(const Json& root, const ReadOptions& options) {
     for (size_t i = 0; i < services->size(); ++i) {
       Service service;
       ORDO_IO_ASSIGN(service, ReadService((*services)[i], IndexPath("services", i),
-                                          scenario.horizon_steps,
-                                          scenario.cluster.total_gpus()));
+                                          scenario.horizon_steps, scenario.cluster.total_gpus()));
       scenario.services.push_back(std::move(service));
     }
   }
@@ -456,10 +455,9 @@ std::string WriteScenario(const Scenario& scenario, int indent) {
       groups.push_back(std::move(g));
     }
     out["cluster"] = {{"node_groups", std::move(groups)}};
-    out["objective"] = {
-        {"time_decay", internal::NumberJson(scenario.objective.time_decay)},
-        {"unmet_penalty_multiplier",
-         internal::NumberJson(scenario.objective.unmet_penalty_multiplier)}};
+    out["objective"] = {{"time_decay", internal::NumberJson(scenario.objective.time_decay)},
+                        {"unmet_penalty_multiplier",
+                         internal::NumberJson(scenario.objective.unmet_penalty_multiplier)}};
     OrderedJson jobs = OrderedJson::array();
     for (const Job& job : scenario.jobs) jobs.push_back(JobJson(job));
     out["jobs"] = std::move(jobs);

@@ -2,6 +2,7 @@
 // schema typing, file reading and type detection, and robustness against mangled input.
 #include "ordo/io/document.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ordo/core/scenario.h"
 #include "ordo/io/plan_io.h"
@@ -58,12 +57,11 @@ INSTANTIATE_TEST_SUITE_P(
         ScalarCase{"007", 7}, ScalarCase{"0x1F", 31}, ScalarCase{"0o17", 15},
         ScalarCase{"9223372036854775807", int64_t{9223372036854775807}},
         ScalarCase{"9223372036854775808", uint64_t{9223372036854775808u}},
-        ScalarCase{"123456789012345678901234", 123456789012345678901234.0},
-        ScalarCase{"1.5", 1.5}, ScalarCase{"-0.25", -0.25}, ScalarCase{".5", 0.5},
-        ScalarCase{"1.", 1.0}, ScalarCase{"1e3", 1000.0}, ScalarCase{"2.5E-2", 0.025},
-        ScalarCase{"1e-400", 0.0}, ScalarCase{"true", true}, ScalarCase{"True", true},
-        ScalarCase{"FALSE", false}, ScalarCase{"null", nullptr}, ScalarCase{"~", nullptr},
-        ScalarCase{"", nullptr},
+        ScalarCase{"123456789012345678901234", 123456789012345678901234.0}, ScalarCase{"1.5", 1.5},
+        ScalarCase{"-0.25", -0.25}, ScalarCase{".5", 0.5}, ScalarCase{"1.", 1.0},
+        ScalarCase{"1e3", 1000.0}, ScalarCase{"2.5E-2", 0.025}, ScalarCase{"1e-400", 0.0},
+        ScalarCase{"true", true}, ScalarCase{"True", true}, ScalarCase{"FALSE", false},
+        ScalarCase{"null", nullptr}, ScalarCase{"~", nullptr}, ScalarCase{"", nullptr},
         // YAML 1.1 spellings are plain strings in 1.2: no "Norway problem".
         ScalarCase{"yes", "yes"}, ScalarCase{"no", "no"}, ScalarCase{"on", "on"},
         ScalarCase{"1_000", "1_000"}, ScalarCase{"0b101", "0b101"}, ScalarCase{"1:30", "1:30"},
@@ -72,15 +70,19 @@ INSTANTIATE_TEST_SUITE_P(
         ScalarCase{"\"\"", ""}, ScalarCase{"!!str 5", "5"}, ScalarCase{"! 5", "5"},
         ScalarCase{"!!float 3", 3.0}, ScalarCase{"!!int '7'", 7}, ScalarCase{"!!bool TRUE", true},
         ScalarCase{"hello world", "hello world"}, ScalarCase{"it's", "it's"},
-        ScalarCase{"caf\xC3\xA9", "caf\xC3\xA9"}, ScalarCase{"[1, 'a', ~]", json({1, "a", nullptr})},
+        ScalarCase{"caf\xC3\xA9", "caf\xC3\xA9"},
+        ScalarCase{"[1, 'a', ~]", json({1, "a", nullptr})},
         ScalarCase{"{a: 1}", json({{"a", 1}})}));
 
 TEST(YamlDocumentTest, BlockScalarsAndCommentsDoNotCountAsNesting) {
   std::string text = "description: |\n";
   for (int i = 0; i < 100; ++i) text += std::string(static_cast<size_t>(2 + i), ' ') + "[{ # }\n";
   text += "name: x  # a comment with [[[[[[[[ and {{{{{{\n";
-  text += "other: 'quoted [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['\n";
-  text += "more: \"dq [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ \\\" [\"\n";
+  text +=
+      "other: 'quoted [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['\n";
+  text +=
+      "more: \"dq [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ \\\" "
+      "[\"\n";
   const json doc = Yaml(text);
   EXPECT_EQ(doc["name"], "x");
   EXPECT_EQ(doc["description"].get<std::string>().substr(0, 4), "[{ #");
@@ -203,18 +205,18 @@ TEST_P(BadTextTest, RejectedInBothFormats) {
 
 INSTANTIATE_TEST_SUITE_P(
     Texts, BadTextTest,
-    ::testing::Values(
-        BadText{"Empty", "", "empty"}, BadText{"Blank", "\r\n \t", "empty"},
-        BadText{"BomOnly", "\xEF\xBB\xBF  \n", "empty"},
-        BadText{"LoneContinuation", "{\"a\": \"\x80\"}", "byte offset 7 (line 1, column 8)"},
-        BadText{"Overlong", "[\"\xC1\xBF\"]", "UTF-8"},
-        BadText{"Surrogate", "[\"\xED\xA0\x80\"]", "UTF-8"},
-        BadText{"AboveUnicode", "[\"\xF4\x90\x80\x80\"]", "UTF-8"},
-        BadText{"Truncated", "[\"\xE2\x82", "UTF-8"},
-        BadText{"SecondLine", "{\n\"a\": \"\xFF\"}", "line 2, column 7"},
-        BadText{"InvalidAfterBom", "\xEF\xBB\xBF[\"\xFF\"]", "byte offset 5"},
-        BadText{"Nul", std::string("[1,\0 2]", 7), "control character 0x00"},
-        BadText{"Escape", "[\"\x1B[31m\"]", "control character 0x1B"}),
+    ::testing::Values(BadText{"Empty", "", "empty"}, BadText{"Blank", "\r\n \t", "empty"},
+                      BadText{"BomOnly", "\xEF\xBB\xBF  \n", "empty"},
+                      BadText{"LoneContinuation", "{\"a\": \"\x80\"}",
+                              "byte offset 7 (line 1, column 8)"},
+                      BadText{"Overlong", "[\"\xC1\xBF\"]", "UTF-8"},
+                      BadText{"Surrogate", "[\"\xED\xA0\x80\"]", "UTF-8"},
+                      BadText{"AboveUnicode", "[\"\xF4\x90\x80\x80\"]", "UTF-8"},
+                      BadText{"Truncated", "[\"\xE2\x82", "UTF-8"},
+                      BadText{"SecondLine", "{\n\"a\": \"\xFF\"}", "line 2, column 7"},
+                      BadText{"InvalidAfterBom", "\xEF\xBB\xBF[\"\xFF\"]", "byte offset 5"},
+                      BadText{"Nul", std::string("[1,\0 2]", 7), "control character 0x00"},
+                      BadText{"Escape", "[\"\x1B[31m\"]", "control character 0x1B"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(JsonDocumentTest, DuplicateKeysAreRejectedWithTheirPath) {
@@ -225,8 +227,8 @@ TEST(JsonDocumentTest, DuplicateKeysAreRejectedWithTheirPath) {
 }
 
 TEST(JsonDocumentTest, NumbersKeepTheirKinds) {
-  auto doc = ParseDocument(R"([1, -1, 1.0, 18446744073709551615, 1e30, 99999999999999999999999])",
-                           false);
+  auto doc =
+      ParseDocument(R"([1, -1, 1.0, 18446744073709551615, 1e30, 99999999999999999999999])", false);
   ASSERT_TRUE(doc.has_value()) << doc.error().ToString();
   EXPECT_TRUE((*doc)[0].is_number_integer());
   EXPECT_TRUE((*doc)[2].is_number_float());
@@ -265,8 +267,9 @@ TEST(LooksLikeYamlTest, ByNameThenByFirstCharacter) {
 }
 
 TEST(ReadFileTextTest, ReadsBytesExactly) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("ordo-io-read-" + std::to_string(getpid()))).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ordo-io-read-" + std::to_string(getpid())))
+          .string();
   const std::string bytes = std::string("a\0b\r\n\xFF", 6) + std::string(200'000, 'x');
   std::ofstream(path, std::ios::binary) << bytes;
   auto text = ReadFileText(path);
@@ -276,11 +279,10 @@ TEST(ReadFileTextTest, ReadsBytesExactly) {
 }
 
 TEST(ReadFileTextTest, RefusesFilesAboveTheLimitWithoutReadingThem) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("ordo-io-big-" + std::to_string(getpid()))).string();
-  {
-    std::ofstream(path, std::ios::binary) << "x";
-  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("ordo-io-big-" + std::to_string(getpid())))
+          .string();
+  { std::ofstream(path, std::ios::binary) << "x"; }
   // A sparse file: its size is above the limit, its blocks are not on disk.
   std::filesystem::resize_file(path, static_cast<uintmax_t>(Limits::kMaxFileBytes) + 1);
   auto text = ReadFileText(path);
@@ -333,11 +335,18 @@ TEST(RobustnessTest, MangledScenariosAndPlansFailCleanly) {
     const int edits = rng.Uniform(1, 6);
     for (int e = 0; e < edits; ++e) {
       const size_t at = static_cast<size_t>(rng.Uniform(0, static_cast<int>(text.size()) - 1));
-      const char c = alphabet[static_cast<size_t>(rng.Uniform(0, static_cast<int>(alphabet.size()) - 1))];
+      const char c =
+          alphabet[static_cast<size_t>(rng.Uniform(0, static_cast<int>(alphabet.size()) - 1))];
       switch (rng.Uniform(0, 2)) {
-        case 0: text[at] = c; break;
-        case 1: text.insert(at, 1, c); break;
-        default: text.erase(at, 1); break;
+        case 0:
+          text[at] = c;
+          break;
+        case 1:
+          text.insert(at, 1, c);
+          break;
+        default:
+          text.erase(at, 1);
+          break;
       }
     }
     check(text, false);

@@ -2,10 +2,10 @@
 // scenarios through the writer (which writes every field).
 #pragma once
 
-#include <string>
-
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "ordo/core/scenario.h"
 #include "ordo/io/scenario_io.h"

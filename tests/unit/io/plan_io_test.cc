@@ -2,11 +2,11 @@
 // spec's shape of the text, and strict structure errors with their paths.
 #include "ordo/io/plan_io.h"
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace ordo::io {
 namespace {
@@ -138,7 +138,8 @@ TEST(PlanIoTest, ReadsTheSpecExample) {
                 "objective": 0.0, "realtime_unmet_gpu_steps": 0, "jobs_started": 0,
                 "jobs_completed": 0, "solve_ms": 0.0},
     "x-generator": {"name": "someone else's tool"}
-  })", false);
+  })",
+                        false);
   ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
   EXPECT_EQ(plan->jobs.size(), 2u);
   EXPECT_FALSE(plan->jobs[1].started());
@@ -147,7 +148,8 @@ TEST(PlanIoTest, ReadsTheSpecExample) {
 
 TEST(PlanIoTest, MetricsAreOptional) {
   auto plan = ParsePlan(R"({"version": 1, "scenario": "", "policy": "", "jobs": [],
-                            "services": []})", false);
+                            "services": []})",
+                        false);
   ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
   EXPECT_EQ(plan->metrics.value, 0);
 }
@@ -209,8 +211,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadPlan{"JobsMissing", "\"jobs\":", "\"x-jobs\":", "jobs", "missing"},
         BadPlan{"StartStepString", "\"start_step\":2", "\"start_step\":\"2\"", "jobs[0].start_step",
                 "integer"},
-        BadPlan{"StartStepFraction", "\"start_step\":2", "\"start_step\":2.5",
-                "jobs[0].start_step", "integer"},
+        BadPlan{"StartStepFraction", "\"start_step\":2", "\"start_step\":2.5", "jobs[0].start_step",
+                "integer"},
         BadPlan{"StartStepMissing", "\"start_step\":null", "\"x\":0", "jobs[1].x", "unknown"},
         BadPlan{"StartStepAbsent", ",\"start_step\":null", "", "jobs[1].start_step", "null"},
         BadPlan{"StartedWithoutGpus", "\"gpus\":4,", "", "jobs[0].gpus", "missing"},
@@ -236,8 +238,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "x-explain", "list"},
         BadPlan{"DuplicateKey", "\"scenario\":\"s\"", "\"scenario\":\"s\",\"scenario\":\"t\"",
                 "scenario", "duplicate"},
-        BadPlan{"Truncated", "\"message\":\"m\"}]}", "\"message\":\"m\"}]", "",
-                "parse error"}),
+        BadPlan{"Truncated", "\"message\":\"m\"}]}", "\"message\":\"m\"}]", "", "parse error"}),
     [](const auto& info) { return info.param.name; });
 
 }  // namespace

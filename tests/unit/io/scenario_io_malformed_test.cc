@@ -1,11 +1,11 @@
-// Malformed scenarios: each case breaks one thing in an otherwise valid scenario and names the field
-// path and a word the error message must carry. Some checks live in ValidateScenario (core); they
-// are tested here through ParseScenario because that is what a user of a file meets.
+// Malformed scenarios: each case breaks one thing in an otherwise valid scenario and names the
+// field path and a word the error message must carry. Some checks live in ValidateScenario (core);
+// they are tested here through ParseScenario because that is what a user of a file meets.
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ordo/io/scenario_io.h"
 #include "tests/unit/io/io_test_util.h"
@@ -77,7 +77,8 @@ const std::vector<BadCase>& Cases() {
       {"DeepYamlFlow", Text(Repeat("[", 10'000)), true, "", "nesting"},
       {"DeepYamlBlock", Text(DeepYamlMaps(200)), true, "", "nesting"},
       {"DeepYamlSequences", Text(Repeat("- ", 200) + "x\n"), true, "", "nesting"},
-      {"TrailingGarbage", [] { return BaseScenarioJson().dump() + " }"; }, false, "", "parse error"},
+      {"TrailingGarbage", [] { return BaseScenarioJson().dump() + " }"; }, false, "",
+       "parse error"},
       {"TrailingSecondObject", [] { return BaseScenarioJson().dump() + "{}"; }, false, "",
        "parse error"},
       {"TruncatedJson", [] { return BaseScenarioJson().dump().substr(0, 50); }, false, "",
@@ -92,8 +93,9 @@ const std::vector<BadCase>& Cases() {
       {"DuplicateKeyJson", Replace("\"gpus\":4", "\"gpus\":4,\"gpus\":8"), false, "jobs[0].gpus",
        "duplicate"},
       {"DuplicateKeyYaml", Text("version: 1\nversion: 1\n"), true, "version", "duplicate"},
-      {"YamlNan", Text("cluster: {node_groups: [{nodes: 1, gpus_per_node: 8}]}\n"
-                       "jobs:\n  - id: a\n    priority: .nan\n"),
+      {"YamlNan",
+       Text("cluster: {node_groups: [{nodes: 1, gpus_per_node: 8}]}\n"
+            "jobs:\n  - id: a\n    priority: .nan\n"),
        true, "jobs[0].priority", "finite"},
       {"YamlInfinity", Text("objective:\n  time_decay: -.inf\n"), true, "objective.time_decay",
        "finite"},
@@ -119,27 +121,25 @@ const std::vector<BadCase>& Cases() {
       {"NameNotString", Edit([](json& j) { j["name"] = 7; }), false, "name", "string"},
       {"StepMinutesZero", Edit([](json& j) { j["step_minutes"] = 0; }), false, "step_minutes",
        "from 1"},
-      {"StepMinutesMissing", Edit([](json& j) { j.erase("step_minutes"); }), false,
-       "step_minutes", "missing"},
+      {"StepMinutesMissing", Edit([](json& j) { j.erase("step_minutes"); }), false, "step_minutes",
+       "missing"},
       {"HorizonZero", Edit([](json& j) { j["horizon_steps"] = 0; }), false, "horizon_steps",
        "from 1"},
       {"HorizonAboveLimit", Edit([](json& j) { j["horizon_steps"] = 10'081; }), false,
        "horizon_steps", "10080"},
-      {"GpuStepsAboveLimit",
-       Edit([](json& j) {
+      {"GpuStepsAboveLimit", Edit([](json& j) {
          j["horizon_steps"] = 10'080;
          j["cluster"]["node_groups"][0]["nodes"] = 16'384;  // 131k GPUs x 10080 steps
          j.erase("services");
        }),
        false, "horizon_steps", "limit"},
-      {"GpusAboveLimit",
-       Edit([](json& j) { j["cluster"]["node_groups"][1]["nodes"] = 1'000'000; }), false,
-       "cluster.node_groups[1].nodes", "more than"},
+      {"GpusAboveLimit", Edit([](json& j) { j["cluster"]["node_groups"][1]["nodes"] = 1'000'000; }),
+       false, "cluster.node_groups[1].nodes", "more than"},
 
       // ---- cluster ------------------------------------------------------------------------
       {"ClusterMissing", Edit([](json& j) { j.erase("cluster"); }), false, "cluster", "missing"},
-      {"NodeGroupsEmpty", Edit([](json& j) { j["cluster"]["node_groups"] = json::array(); }),
-       false, "cluster.node_groups", "at least one"},
+      {"NodeGroupsEmpty", Edit([](json& j) { j["cluster"]["node_groups"] = json::array(); }), false,
+       "cluster.node_groups", "at least one"},
       {"NodeGroupsNotList", Edit([](json& j) { j["cluster"]["node_groups"] = json::object(); }),
        false, "cluster.node_groups", "list"},
       {"GpusPerNodeNotPowerOfTwo",
@@ -171,8 +171,7 @@ const std::vector<BadCase>& Cases() {
 
       // ---- jobs ---------------------------------------------------------------------------
       {"JobsNotList", Edit([](json& j) { j["jobs"] = json::object(); }), false, "jobs", "list"},
-      {"JobNotObject", Edit([](json& j) { j["jobs"][0] = "train-a"; }), false, "jobs[0]",
-       "object"},
+      {"JobNotObject", Edit([](json& j) { j["jobs"][0] = "train-a"; }), false, "jobs[0]", "object"},
       {"JobIdMissing", Edit([](json& j) { j["jobs"][0].erase("id"); }), false, "jobs[0].id",
        "missing"},
       {"JobIdEmpty", Edit([](json& j) { j["jobs"][0]["id"] = ""; }), false, "jobs[0].id", "empty"},
@@ -196,12 +195,12 @@ const std::vector<BadCase>& Cases() {
        "jobs[0].priority", "number"},
       {"ArrivalFractional", Edit([](json& j) { j["jobs"][0]["arrival_step"] = 0.5; }), false,
        "jobs[0].arrival_step", "integer"},
-      {"Arrival2To63", Replace("\"arrival_step\":0", "\"arrival_step\":9223372036854775808"),
-       false, "jobs[0].arrival_step", "9223372036854775808"},
+      {"Arrival2To63", Replace("\"arrival_step\":0", "\"arrival_step\":9223372036854775808"), false,
+       "jobs[0].arrival_step", "9223372036854775808"},
       {"ArrivalMinus2To63", Replace("\"arrival_step\":0", "\"arrival_step\":-9223372036854775808"),
        false, "jobs[0].arrival_step", "from -1000000"},
-      {"GpusNotPowerOfTwo", Edit([](json& j) { j["jobs"][0]["gpus"] = 3; }), false,
-       "jobs[0].gpus", "power of two"},
+      {"GpusNotPowerOfTwo", Edit([](json& j) { j["jobs"][0]["gpus"] = 3; }), false, "jobs[0].gpus",
+       "power of two"},
       {"GpusString", Edit([](json& j) { j["jobs"][0]["gpus"] = "4"; }), false, "jobs[0].gpus",
        "integer"},
       {"GpusFractional", Edit([](json& j) { j["jobs"][0]["gpus"] = 4.5; }), false, "jobs[0].gpus",
@@ -226,18 +225,17 @@ const std::vector<BadCase>& Cases() {
        false, "jobs[1].shapes[0].gpu_count", "unknown"},
       {"ShapesEmpty", Edit([](json& j) { j["jobs"][1]["shapes"] = json::array(); }), false,
        "jobs[1].shapes", "at least one"},
-      {"TooManyShapes",
-       Edit([](json& j) {
+      {"TooManyShapes", Edit([](json& j) {
          j["jobs"][1]["shapes"] = json::array();
-         for (int k = 0; k < 17; ++k) j["jobs"][1]["shapes"].push_back({{"gpus", 1}, {"duration_steps", 1}});
+         for (int k = 0; k < 17; ++k)
+           j["jobs"][1]["shapes"].push_back({{"gpus", 1}, {"duration_steps", 1}});
        }),
        false, "jobs[1].shapes", "too many"},
       {"GpusAndShapes", Edit([](json& j) { j["jobs"][1]["gpus"] = 2; }), false, "jobs[1].shapes",
        "not both"},
       {"DurationAndShapes", Edit([](json& j) { j["jobs"][1]["duration_steps"] = 2; }), false,
        "jobs[1].shapes", "not both"},
-      {"NeitherGpusNorShapes",
-       Edit([](json& j) {
+      {"NeitherGpusNorShapes", Edit([](json& j) {
          j["jobs"][0].erase("gpus");
          j["jobs"][0].erase("duration_steps");
        }),
@@ -263,18 +261,21 @@ const std::vector<BadCase>& Cases() {
        "jobs[2].running.first_gpu", "aligned"},
       {"RunningAcrossGroups", Edit([](json& j) { j["jobs"][2]["running"]["first_gpu"] = 16; }),
        false, "jobs[2].running.first_gpu", "aligned"},
-      {"RunningOutsideCluster",
-       Edit([](json& j) { j["jobs"][2]["running"]["first_gpu"] = 4096; }), false,
-       "jobs[2].running.first_gpu", "aligned"},
-      {"RunningOverlap",
-       Edit([](json& j) {
-         j["jobs"].push_back({{"id", "train-d"}, {"kind", "training"}, {"priority", 1},
-                              {"arrival_step", -1}, {"gpus", 4}, {"duration_steps", 3},
+      {"RunningOutsideCluster", Edit([](json& j) { j["jobs"][2]["running"]["first_gpu"] = 4096; }),
+       false, "jobs[2].running.first_gpu", "aligned"},
+      {"RunningOverlap", Edit([](json& j) {
+         j["jobs"].push_back({{"id", "train-d"},
+                              {"kind", "training"},
+                              {"priority", 1},
+                              {"arrival_step", -1},
+                              {"gpus", 4},
+                              {"duration_steps", 3},
                               {"running", {{"start_step", -1}, {"first_gpu", 4}}}});
        }),
        false, "jobs[3].running.first_gpu", "overlaps"},
-      {"RunningWithTwoShapes",
-       Edit([](json& j) { j["jobs"][1]["running"] = {{"start_step", 0}, {"first_gpu", 16}}; }),
+      {"RunningWithTwoShapes", Edit([](json& j) {
+         j["jobs"][1]["running"] = {{"start_step", 0}, {"first_gpu", 16}};
+       }),
        false, "jobs[1].running", "single shape"},
       {"RunningGpuTypeMatchesNoGroup", Edit([](json& j) { j["jobs"][2]["gpu_type"] = "TPU"; }),
        false, "jobs[2].running.first_gpu", "gpu_type"},
@@ -284,10 +285,14 @@ const std::vector<BadCase>& Cases() {
        "jobs[2].running.gpu", "unknown"},
 
       // ---- services -----------------------------------------------------------------------
-      {"DemandTooShort", Edit([](json& j) { j["services"][0]["demand"] = {1, 2, 3}; }), false,
-       "services[0].demand", "entries"},
-      {"DemandTooLong", Edit([](json& j) { j["services"][0]["demand"] = {1, 2, 3, 4, 5}; }), false,
-       "services[0].demand", "got 5"},
+      {"DemandTooShort", Edit([](json& j) {
+         j["services"][0]["demand"] = {1, 2, 3};
+       }),
+       false, "services[0].demand", "entries"},
+      {"DemandTooLong", Edit([](json& j) {
+         j["services"][0]["demand"] = {1, 2, 3, 4, 5};
+       }),
+       false, "services[0].demand", "got 5"},
       {"DemandNegative", Edit([](json& j) { j["services"][0]["demand"][2] = -1; }), false,
        "services[0].demand[2]", "from 0"},
       {"DemandFractional", Edit([](json& j) { j["services"][0]["demand"][1] = 2.5; }), false,
@@ -298,8 +303,7 @@ const std::vector<BadCase>& Cases() {
        "services[0].demand", "missing"},
       {"MinAboveMax", Edit([](json& j) { j["services"][0]["min_gpus"] = 9; }), false,
        "services[0].max_gpus", "min_gpus"},
-      {"MinAboveClusterSize",
-       Edit([](json& j) {
+      {"MinAboveClusterSize", Edit([](json& j) {
          j["services"][0].erase("max_gpus");
          j["services"][0]["min_gpus"] = 100;
        }),
@@ -312,8 +316,7 @@ const std::vector<BadCase>& Cases() {
        "services[0].current_gpus", "from 0"},
       {"UnknownServiceField", Edit([](json& j) { j["services"][0]["replicas"] = 2; }), false,
        "services[0].replicas", "unknown"},
-      {"FloorsDoNotFit",
-       Edit([](json& j) {
+      {"FloorsDoNotFit", Edit([](json& j) {
          j["services"][0]["min_gpus"] = 8;
          j["services"][0]["gpu_type"] = "A10";  // 4 A10 GPUs in all
          j["services"][0].erase("current_gpus");
@@ -347,9 +350,7 @@ TEST_P(MalformedScenarioTest, NamesFieldAndReason) {
 INSTANTIATE_TEST_SUITE_P(Cases, MalformedScenarioTest, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return info.param.name; });
 
-TEST(MalformedScenarioTest, CoversEnoughKinds) {
-  EXPECT_GE(Cases().size(), 35u);
-}
+TEST(MalformedScenarioTest, CoversEnoughKinds) { EXPECT_GE(Cases().size(), 35u); }
 
 }  // namespace
 }  // namespace ordo::io

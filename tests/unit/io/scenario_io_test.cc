@@ -1,13 +1,13 @@
-// The scenario reader and writer on valid input: round trips, JSON and YAML agreeing, every default,
-// extension fields, the interpretations docs/formats.md records, and duration resolution.
+// The scenario reader and writer on valid input: round trips, JSON and YAML agreeing, every
+// default, extension fields, the interpretations docs/formats.md records, and duration resolution.
 #include "ordo/io/scenario_io.h"
+
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "ordo/core/validate.h"
 #include "tests/support/random_scenario.h"
@@ -90,7 +90,8 @@ TEST(ScenarioReadTest, EveryDefault) {
     "jobs": [{"id": "j", "kind": "batch_inference", "priority": 1, "arrival_step": 2,
               "gpus": 2, "duration_steps": 1}],
     "services": [{"id": "s", "priority": 3, "demand": [0, 1, 0]}]
-  })", false);
+  })",
+                             false);
   EXPECT_EQ(s.name, "");
   EXPECT_EQ(s.description, "");
   EXPECT_EQ(s.cluster.groups[0].name, "");
@@ -365,7 +366,7 @@ TEST(ScenarioFileTest, ReadsJsonAndYamlFilesByNameAndContent) {
            {"a.json", BaseScenarioJson().dump()},
            {"b.yaml", BaseScenarioYaml()},
            {"c.yml", BaseScenarioYaml()},
-           {"d.txt", BaseScenarioYaml()},            // not starting with { -> YAML
+           {"d.txt", BaseScenarioYaml()},              // not starting with { -> YAML
            {"e.scenario", BaseScenarioJson().dump()},  // starting with { -> JSON
            {"f.YAML", BaseScenarioYaml()}}) {
     auto s = ReadScenarioFile(dir.Write(name, text));
