@@ -1,0 +1,113 @@
+#include "ordo/forecast/duration_resolver.h"
+
+#include <cmath>
+
+#include "ordo/forecast/gpu_catalog.h"
+#include "ordo/forecast/json_util.h"
+
+namespace ordo::forecast {
+namespace {
+
+using internal::Json;
+
+Result<int> ToSteps(double seconds, int step_minutes) {
+  if (!std::isfinite(seconds) || seconds < 0) {
+    return Fail(Error{ErrorCode::kInternal, "features", "the forecast is not a finite duration"});
+  }
+  const double steps = std::ceil(seconds / (step_minutes * 60.0) - 1e-9);
+  if (steps > Limits::kMaxDurationSteps) {
+    return FailInput("features", "forecast duration of " + std::to_string(seconds / 3600) +
+                                     " hours exceeds the limit of " +
+                                     std::to_string(Limits::kMaxDurationSteps) + " steps");
+  }
+  return std::max(1, static_cast<int>(steps));
+}
+
+}  // namespace
+
+Result<QuantizationQuery> ParseQuantizationFeatures(std::string_view json,
+                                                    const std::string& path) {
+  auto doc = internal::ParseJson(json, path);
+  if (!doc) return tl::unexpected(doc.error());
+  const Json& j = *doc;
+  if (!j.is_object()) return FailInput(path, "must be a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    if (key != "params_b" && key != "algorithm" && key != "gpu_type" && key != "model" &&
+        key.rfind("x-", 0) != 0) {
+      return FailInput(internal::Join(path, key),
+                       "unknown feature (quantization reads params_b, algorithm, gpu_type, model)");
+    }
+  }
+  QuantizationQuery q;
+  auto p = internal::ReqNumber(j, "params_b", path);
+  if (!p) return tl::unexpected(p.error());
+  if (!(*p > 0) || *p > 1e6) {
+    return FailInput(internal::Join(path, "params_b"), "must be billions of parameters > 0");
+  }
+  q.params_b = *p;
+  auto a = internal::OptString(j, "algorithm", path);
+  if (!a) return tl::unexpected(a.error());
+  if (!*a) return FailInput(internal::Join(path, "algorithm"), "missing (required)");
+  const auto alg = ParseQuantAlgorithm(**a);
+  if (!alg) {
+    return FailInput(internal::Join(path, "algorithm"),
+                     "unknown algorithm \"" + **a + "\" (known: bitsandbytes, awq, gptq)");
+  }
+  q.algorithm = *alg;
+  auto g = internal::OptString(j, "gpu_type", path);
+  if (!g) return tl::unexpected(g.error());
+  if (*g) {
+    if (!FindGpu(**g)) {
+      return FailInput(internal::Join(path, "gpu_type"), "unknown GPU type \"" + **g + "\"");
+    }
+    q.gpu_type = **g;
+  }
+  auto m = internal::OptString(j, "model", path);
+  if (!m) return tl::unexpected(m.error());
+  if (*m) q.model = **m;
+  return q;
+}
+
+Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,
+                                  int step_minutes) {
+  return ForecastDurationSteps(job, features_json, step_minutes, DurationResolverOptions{});
+}
+
+Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,
+                                  int step_minutes, const DurationResolverOptions& options) {
+  if (step_minutes < 1) return FailInput("step_minutes", "must be >= 1");
+  const int job_gpus = job.shapes.empty() ? 0 : job.shapes.front().gpus;
+  if (job.kind == JobKind::kQuantization) {
+    auto q = ParseQuantizationFeatures(features_json);
+    if (!q) return tl::unexpected(q.error());
+    // The job's GPU type is where it will run, unless the features say otherwise.
+    if (job.requirement.gpu_type && features_json.find("\"gpu_type\"") == std::string_view::npos &&
+        FindGpu(*job.requirement.gpu_type)) {
+      q->gpu_type = *job.requirement.gpu_type;
+    }
+    const QuantizationForecaster fallback;
+    const QuantizationForecaster& f = options.quantization ? *options.quantization : fallback;
+    auto quantiles = f.Predict(*q);
+    if (!quantiles) {
+      return FailInput("features." + quantiles.error().field, quantiles.error().message);
+    }
+    return ToSteps(Pick(*quantiles, options.level), step_minutes);
+  }
+  auto features = ParseTrainingFeatures(features_json);
+  if (!features) return tl::unexpected(features.error());
+  if (!features->gpu_count && job_gpus > 0) features->gpu_count = job_gpus;
+  if (features->gpu_type == "gpu" && job.requirement.gpu_type &&
+      FindGpu(*job.requirement.gpu_type)) {
+    features->gpu_type = *job.requirement.gpu_type;
+  }
+  if (job.kind == JobKind::kBatchInference && !features->method) {
+    features->method = TrainingMethod::kBatchInference;
+  }
+  const TrainingForecaster fallback;
+  const TrainingForecaster& f = options.training ? *options.training : fallback;
+  auto quantiles = f.Predict(*features);
+  if (!quantiles) return tl::unexpected(quantiles.error());
+  return ToSteps(Pick(*quantiles, options.level), step_minutes);
+}
+
+}  // namespace ordo::forecast
