@@ -1,6 +1,9 @@
 #include "ordo/policy/full/bound.h"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ordo/policy/full/decisions.h"
@@ -73,25 +76,40 @@ double TrivialBound(const Scenario& scenario) {
 }
 
 Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, double time_limit_s,
-                       const std::atomic<bool>* stop) {
+                       const std::atomic<bool>* stop, const solver::MilpModel* pattern_model) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto seconds_left = [&] {
+    return std::max(0.0, time_limit_s - std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - started).count());
+  };
   const std::vector<uint8_t> blocked = BatchOccupancy(scenario, nullptr);
   solver::SolveParams params;
-  params.time_limit_s = time_limit_s;
   params.stop = stop;
-  const Window whole = WholeProblem(scenario);
-  Result<solver::MilpResult> result;
-  if (CountPatterns(scenario, whole, blocked, kMaxPatternLpColumns) <= kMaxPatternLpColumns) {
-    const PatternModel model(scenario, whole, blocked, RunningReward(scenario));
-    result = backend.SolveLpRelaxation(model.milp(), params);
-  } else {
-    result = backend.SolveLpRelaxation(AggregatedModel(scenario, blocked), params);
+  std::string tried;
+  // The pattern LP when it is small enough to solve; otherwise, or when it runs out of time, the
+  // aggregated LP in what time is left.
+  std::optional<PatternModel> built;
+  if (pattern_model == nullptr &&
+      CountPatterns(scenario, WholeProblem(scenario), blocked, kMaxPatternLpColumns) <=
+          kMaxPatternLpColumns) {
+    built.emplace(scenario, WholeProblem(scenario), blocked, RunningReward(scenario));
+    pattern_model = &built->milp();
   }
+  if (pattern_model != nullptr && pattern_model->num_nonzeros() <= kMaxPatternLpNonzeros) {
+    params.time_limit_s = seconds_left();
+    auto result = backend.SolveLpRelaxation(*pattern_model, params);
+    if (!result) return Fail(result.error());
+    if (result->status == solver::ModelStatus::kOptimal) return result->objective;
+    tried = "the pattern LP: " + std::string(solver::ModelStatusName(result->status)) + "; ";
+  }
+  params.time_limit_s = seconds_left();
+  auto result = backend.SolveLpRelaxation(AggregatedModel(scenario, blocked), params);
   if (!result) return Fail(result.error());
   if (result->status != solver::ModelStatus::kOptimal) {
     return Fail(Error{ErrorCode::kUnavailable, "time_limit_s",
-                      "the LP relaxation was not solved (" +
-                          std::string(solver::ModelStatusName(result->status)) + ") within " +
-                          std::to_string(time_limit_s) + " s"});
+                      "no LP relaxation was solved within " + std::to_string(time_limit_s) +
+                          " s (" + tried + "the aggregated LP: " +
+                          std::string(solver::ModelStatusName(result->status)) + ")"});
   }
   return result->objective;
 }

@@ -1,11 +1,12 @@
 // Full mode (policy "ordo-full"): the exact allocation MILP of docs/milp-notes.md.
 //
-// Algorithm. 1) A warm start: the better of fast mode's plan and a simple greedy. 2) If the
-// scenario has at most kFullModeMaxWholeColumns legal (job, shape, start, block) patterns, the
-// whole pattern MILP (pattern_model.h) goes to CBC with the warm start as its MIP start, for the
-// rest of the time limit; CBC's best bound is the reported bound. 3) Otherwise, the LP relaxation
-// is solved for the bound (in at most a quarter of the time) and large-neighbourhood search
-// (lns.h) improves the warm start until the deadline.
+// Algorithm. 1) A warm start: the better of fast mode's plan (given a quarter of the time limit)
+// and a simple greedy (greedy_start.h). 2) If the scenario has at most kFullModeMaxWholeColumns
+// legal (job, shape, start, block) patterns and the pattern MILP (pattern_model.h) has few enough
+// non-zeros for the time limit (FullModeConfig), the whole MILP goes to CBC with the warm start as
+// its MIP start, for the rest of the time limit; CBC's best bound is the reported bound. 3)
+// Otherwise, an LP relaxation is solved for the bound (in at most a quarter of the time) and
+// large-neighbourhood search (lns.h) improves the warm start until the deadline.
 //
 // Guarantees. Every plan passes CheckPlan; its objective is never below the warm start's (when
 // the solver does not beat it, the warm start's own plan is returned, with the solver's report);
@@ -29,9 +30,12 @@
 #include "ordo/core/assert.h"
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
+#include "ordo/policy/common/explain.h"
 #include "ordo/policy/common/plan_builder.h"
+#include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/bound.h"
 #include "ordo/policy/full/decisions.h"
+#include "ordo/policy/full/full_mode.h"
 #include "ordo/policy/full/greedy_start.h"
 #include "ordo/policy/full/lns.h"
 #include "ordo/policy/full/pattern_model.h"
@@ -42,6 +46,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using full::Decisions;
+using namespace full;  // NOLINT(google-build-using-namespace): this file is full mode
 
 constexpr std::string_view kName = "ordo-full";
 // Relative gap at which CBC may call a solution optimal: far below any difference that matters,
@@ -58,13 +63,32 @@ struct WarmStart {
   Plan plan;
   Decisions decisions;
   double objective = 0;
+  std::string source;  // "fast" or "greedy"
 };
 
-WarmStart MakeWarmStart(const Scenario& scenario) {
+/// The better of fast mode's plan (given `fast_seconds`) and the simple greedy. Either is checked
+/// before it is trusted; fast mode failing or erring leaves the greedy.
+WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options,
+                        double fast_seconds) {
   WarmStart warm;
   warm.decisions = full::GreedyDecisions(scenario);
   warm.plan = full::Realize(scenario, warm.decisions, kName);
   warm.objective = ComputeObjective(scenario, warm.plan);
+  warm.source = "greedy";
+  PolicyOptions fast_options = options;
+  fast_options.time_limit_s = fast_seconds;
+  fast_options.explain = false;
+  auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
+  if (fast && CheckPlan(scenario, *fast).empty()) {
+    const double objective = ComputeObjective(scenario, *fast);
+    if (Better(objective, warm.objective)) {
+      warm.decisions = full::DecisionsFromPlan(scenario, *fast);
+      warm.plan = std::move(*fast);
+      warm.plan.explanations.clear();
+      warm.objective = objective;
+      warm.source = "fast";
+    }
+  }
   return warm;
 }
 
@@ -84,86 +108,115 @@ class FullPolicy final : public Policy {
 
   [[nodiscard]] Result<Plan> Solve(const Scenario& scenario,
                                    const PolicyOptions& options) override {
-    const Clock::time_point started = Clock::now();
-    const double limit = std::isfinite(options.time_limit_s) && options.time_limit_s > 0
-                             ? std::min(options.time_limit_s, 365.0 * 24 * 3600)
-                             : 0.0;
-    const Clock::time_point deadline =
-        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
-    auto backend = solver::MakeMilpBackend("cbc");
-    if (!backend) return Fail(backend.error());
-
-    WarmStart warm = MakeWarmStart(scenario);
-    const std::vector<uint8_t> running = full::BatchOccupancy(scenario, nullptr);
-    const full::Window whole = full::WholeProblem(scenario);
-    const int64_t columns = full::CountPatterns(scenario, whole, running, kFullModeMaxWholeColumns);
-
-    std::optional<Decisions> improved;
-    bool proven = false;
-    double bound = std::numeric_limits<double>::quiet_NaN();
-    long long nodes = 0;
-    if (columns <= kFullModeMaxWholeColumns) {
-      const full::PatternModel model(scenario, whole, running, RunningReward(scenario));
-      solver::SolveParams params;
-      params.time_limit_s = SecondsLeft(deadline);
-      params.relative_gap = kRelativeGap;
-      params.mip_start = model.ToColumns(warm.decisions);
-      params.stop = options.stop;
-      params.seed = static_cast<int>(options.seed % 1'000'003);
-      auto result = (*backend)->Solve(model.milp(), params);
-      // A failed call leaves the warm start, reported as feasible with the trivial bound.
-      if (result) {
-        nodes = result->nodes;
-        bound = result->best_bound;
-        proven = result->status == solver::ModelStatus::kOptimal;
-        if (solver::HasSolution(result->status)) {
-          Decisions candidate = warm.decisions;
-          model.Apply(result->solution, candidate);
-          improved = std::move(candidate);
-        }
-      }
-    } else {
-      if (auto lp = full::LpBound(scenario, **backend, 0.25 * SecondsLeft(deadline), options.stop)) {
-        bound = *lp;
-      }
-      full::LnsOptions lns;
-      lns.deadline = deadline;
-      lns.stop = options.stop;
-      lns.seed = options.seed;
-      improved = full::ImproveByLns(scenario, warm.decisions, **backend, lns);
-    }
-
-    Plan plan;
-    bool from_solver = false;
-    if (improved) {
-      Plan candidate = full::Realize(scenario, *improved, kName);
-      const double objective = ComputeObjective(scenario, candidate);
-      const bool legal = CheckPlan(scenario, candidate).empty();
-      ORDO_ASSERT(legal);  // the model encodes every rule; a violation here is a bug
-      if (legal && Better(objective, warm.objective)) {
-        plan = std::move(candidate);
-        from_solver = true;
-      }
-    }
-    if (!from_solver) plan = std::move(warm.plan);
-    plan.policy = std::string(kName);
-
-    const double objective = ComputeObjective(scenario, plan);
-    if (!std::isfinite(bound)) bound = full::TrivialBound(scenario);
-    // A bound a rounding error below a feasible objective is that objective.
-    bound = std::max(bound, objective);
-    SolverReport report;
-    report.gap = solver::RelativeGap(objective, bound);
-    report.status = proven || report.gap <= kRelativeGap ? "optimal" : "feasible";
-    report.best_bound = bound;
-    report.nodes = nodes;
-    plan.metrics.solver = report;
-    FinishPlan(scenario, started, plan);
-    return plan;
+    return full::SolveFullMode(scenario, options, full::FullModeConfig{});
   }
 };
 
 }  // namespace
+
+namespace full {
+
+Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& options,
+                           const FullModeConfig& config, FullModeStats* stats) {
+  const Clock::time_point started = Clock::now();
+  const double limit = std::isfinite(options.time_limit_s) && options.time_limit_s > 0
+                           ? std::min(options.time_limit_s, 365.0 * 24 * 3600)
+                           : 0.0;
+  const Clock::time_point deadline =
+      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit));
+  auto backend = solver::MakeMilpBackend("cbc");
+  if (!backend) return Fail(backend.error());
+  FullModeStats local;
+
+  // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
+  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit);
+  local.warm_objective = warm.objective;
+  local.warm_source = warm.source;
+  const std::vector<uint8_t> running = BatchOccupancy(scenario, nullptr);
+  const Window whole = WholeProblem(scenario);
+  local.columns = CountPatterns(scenario, whole, running, config.max_whole_columns);
+
+  std::optional<Decisions> improved;
+  bool proven = false;
+  double bound = std::numeric_limits<double>::quiet_NaN();
+  long long nodes = 0;
+  // The whole model when CBC can get through its root LP with time to spare: few enough columns
+  // and, since the pattern LP is dense, few enough non-zeros for the time limit.
+  std::optional<PatternModel> model;
+  if (local.columns <= config.max_whole_columns) {
+    model.emplace(scenario, whole, running, RunningReward(scenario));
+    local.nonzeros = model->milp().num_nonzeros();
+    local.whole = static_cast<double>(local.nonzeros) <=
+                  std::min(config.max_whole_nonzeros,
+                           config.whole_nonzeros_per_second * std::max(limit, 1.0));
+  }
+  if (local.whole) {
+    solver::SolveParams params;
+    params.time_limit_s = SecondsLeft(deadline);
+    params.relative_gap = kRelativeGap;
+    params.mip_start = model->ToColumns(warm.decisions);
+    params.stop = options.stop;
+    params.seed = static_cast<int>(options.seed % 1'000'003);
+    auto result = (*backend)->Solve(model->milp(), params);
+    // A failed call leaves the warm start, reported as feasible with the trivial bound.
+    if (result) {
+      nodes = result->nodes;
+      bound = result->best_bound;
+      proven = result->status == solver::ModelStatus::kOptimal;
+      if (solver::HasSolution(result->status)) {
+        Decisions candidate = warm.decisions;
+        model->Apply(result->solution, candidate);
+        improved = std::move(candidate);
+      }
+    }
+  } else {
+    if (auto lp = LpBound(scenario, **backend, config.lp_bound_share * SecondsLeft(deadline),
+                          options.stop, model ? &model->milp() : nullptr)) {
+      bound = *lp;
+      local.lp_bound = true;
+    }
+    model.reset();
+    LnsOptions lns = config.lns;
+    lns.deadline = deadline;
+    lns.stop = options.stop;
+    lns.seed = options.seed;
+    improved = ImproveByLns(scenario, warm.decisions, **backend, lns, &local.lns);
+  }
+
+  Plan plan;
+  bool from_solver = false;
+  if (improved) {
+    Plan candidate = Realize(scenario, *improved, kName);
+    const double objective = ComputeObjective(scenario, candidate);
+    const bool legal = CheckPlan(scenario, candidate).empty();
+    ORDO_ASSERT(legal);  // the model encodes every rule; a violation here is a bug
+    if (!legal) proven = false;
+    if (legal && Better(objective, warm.objective)) {
+      plan = std::move(candidate);
+      from_solver = true;
+    }
+  }
+  if (!from_solver) plan = std::move(warm.plan);
+  plan.policy = std::string(kName);
+
+  const double objective = ComputeObjective(scenario, plan);
+  if (!std::isfinite(bound)) bound = TrivialBound(scenario);
+  // A bound a rounding error below a feasible objective is that objective.
+  bound = std::max(bound, objective);
+  SolverReport report;
+  report.gap = solver::RelativeGap(objective, bound);
+  report.status = proven || report.gap <= kRelativeGap ? "optimal" : "feasible";
+  report.best_bound = bound;
+  report.nodes = nodes;
+  plan.metrics.solver = report;
+  plan.explanations.clear();
+  if (options.explain) plan.explanations = ExplainPlan(scenario, plan);
+  FinishPlan(scenario, started, plan);
+  if (stats != nullptr) *stats = std::move(local);
+  return plan;
+}
+
+}  // namespace full
 
 std::unique_ptr<Policy> MakeFullPolicy() { return std::make_unique<FullPolicy>(); }
 

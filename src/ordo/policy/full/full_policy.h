@@ -12,17 +12,17 @@
 
 namespace ordo::policy {
 
-/// Pattern columns up to which full mode hands the whole model to CBC; above, it runs
-/// large-neighbourhood search.
+/// Pattern columns up to which full mode may hand the whole model to CBC (if its non-zeros also
+/// fit the time limit, see full_mode.h); above, it runs large-neighbourhood search.
 inline constexpr int64_t kFullModeMaxWholeColumns = 40'000;
 
 /// Full mode. Solve returns kUnavailable when the build has no CBC.
 std::unique_ptr<Policy> MakeFullPolicy();
 
 /// An upper bound on the planning objective of a validated scenario, from an LP relaxation: of the
-/// pattern MILP itself when it has at most 400,000 columns, else of an aggregated model (blocks
-/// pooled per node group). kUnavailable when the LP is not solved within `time_limit_s` or the
-/// build has no CBC. For `ordo bound`.
+/// pattern MILP itself when it has at most 100,000 columns and 1M non-zeros and solves in time,
+/// else of an aggregated model (blocks pooled per node group; looser). kUnavailable when no LP is
+/// solved within `time_limit_s` or the build has no CBC. For `ordo bound`.
 [[nodiscard]] Result<double> LpRelaxationBound(const Scenario& scenario, double time_limit_s);
 
 }  // namespace ordo::policy

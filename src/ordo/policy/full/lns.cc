@@ -132,11 +132,11 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     std::sort(keyed.begin(), keyed.end());
     std::vector<char> freed(scenario.jobs.size(), 0);
     for (int j : movers) freed[j] = 1;
-    const std::vector<uint8_t> loose = BatchOccupancy(scenario, &best, &freed);
+    const BlockedIndex loose(scenario, BatchOccupancy(scenario, &best, &freed));
     window.jobs.clear();
     int64_t columns = 0;
+    Window one = window;
     const auto try_add = [&](int j) {
-      Window one = window;
       one.jobs = {j};
       const int64_t n = CountPatterns(scenario, one, loose, static_cast<int64_t>(target));
       if (columns + n > target) return;
@@ -144,7 +144,10 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       window.jobs.push_back(j);
     };
     for (int j : movers) try_add(j);
-    for (const auto& [key, j] : keyed) try_add(j);
+    for (const auto& [key, j] : keyed) {
+      if (columns >= 0.95 * target) break;
+      try_add(j);
+    }
     if (window.jobs.empty() || columns == 0) {
       area = std::max(16.0, area / 2);
       continue;
@@ -175,9 +178,13 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
         options.seconds_per_solve,
         std::chrono::duration<double>(options.deadline - Clock::now()).count());
     if (params.time_limit_s <= 0) break;
+    const Clock::time_point solve_started = Clock::now();
     auto result = backend.Solve(model.milp(), params);
+    local.solve_seconds += std::chrono::duration<double>(Clock::now() - solve_started).count();
+    local.columns += model.num_patterns();
     if (!result) continue;
     if (result->status == solver::ModelStatus::kOptimal) {
+      ++local.proven;
       area = std::min(area * 1.25, 1e6);
       target = std::min(target * 1.1, 4.0 * options.target_columns);
     } else {

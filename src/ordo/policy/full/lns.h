@@ -33,9 +33,9 @@ struct LnsOptions {
   /// Stop after this many neighbourhoods (negative: only the deadline and the stop flag).
   int max_iterations = -1;
   /// Pattern columns a neighbourhood starts with; adapted as solves prove or time out.
-  int target_columns = 2500;
+  int target_columns = 1500;
   /// Branch-and-bound nodes per sub-solve (a deterministic limit).
-  long long nodes_per_solve = 300;
+  long long nodes_per_solve = 100;
   /// Wall-clock cap per sub-solve, so one hard neighbourhood cannot eat the budget.
   double seconds_per_solve = 5;
 };
@@ -43,6 +43,9 @@ struct LnsOptions {
 struct LnsStats {
   int iterations = 0;
   int improvements = 0;
+  int proven = 0;                 // sub-solves CBC proved optimal
+  long long columns = 0;          // pattern columns over all sub-MILPs
+  double solve_seconds = 0;       // wall time inside CBC
   double start_objective = 0;
   double objective = 0;
 };

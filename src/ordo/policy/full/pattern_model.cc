@@ -12,31 +12,6 @@ namespace {
 using solver::kInfinity;
 using solver::Term;
 
-/// Per GPU, prefix counts of blocked steps: a block is free over [from, to) in O(gpus).
-class BlockedIndex {
- public:
-  BlockedIndex(const Scenario& scenario, const std::vector<uint8_t>& blocked)
-      : steps_(scenario.horizon_steps),
-        prefix_(static_cast<size_t>(scenario.cluster.total_gpus()) * (steps_ + 1), 0) {
-    for (int g = 0; g < scenario.cluster.total_gpus(); ++g) {
-      int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
-      const uint8_t* held = &blocked[static_cast<size_t>(g) * steps_];
-      for (int t = 0; t < steps_; ++t) row[t + 1] = row[t] + (held[t] != 0 ? 1 : 0);
-    }
-  }
-  [[nodiscard]] bool Free(int first_gpu, int gpus, int from, int to) const {
-    for (int g = first_gpu; g < first_gpu + gpus; ++g) {
-      const int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
-      if (row[to] != row[from]) return false;
-    }
-    return true;
-  }
-
- private:
-  int steps_;
-  std::vector<int32_t> prefix_;
-};
-
 /// Calls fn(shape, start, first_gpu) for every legal pattern of job j inside the window; stops
 /// early when fn returns false (and then returns false).
 template <typename Fn>
@@ -65,6 +40,24 @@ bool ForEachJobPattern(const Scenario& scenario, const Window& window, const Blo
 }
 
 }  // namespace
+
+BlockedIndex::BlockedIndex(const Scenario& scenario, const std::vector<uint8_t>& blocked)
+    : steps_(scenario.horizon_steps),
+      prefix_(static_cast<size_t>(scenario.cluster.total_gpus()) * (steps_ + 1), 0) {
+  for (int g = 0; g < scenario.cluster.total_gpus(); ++g) {
+    int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
+    const uint8_t* held = &blocked[static_cast<size_t>(g) * steps_];
+    for (int t = 0; t < steps_; ++t) row[t + 1] = row[t] + (held[t] != 0 ? 1 : 0);
+  }
+}
+
+bool BlockedIndex::Free(int first_gpu, int gpus, int from, int to) const {
+  for (int g = first_gpu; g < first_gpu + gpus; ++g) {
+    const int32_t* row = &prefix_[static_cast<size_t>(g) * (steps_ + 1)];
+    if (row[to] != row[from]) return false;
+  }
+  return true;
+}
 
 std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vector<uint8_t>& blocked) {
   const int steps = scenario.horizon_steps;
@@ -170,7 +163,11 @@ Window WholeProblem(const Scenario& scenario) {
 
 int64_t CountPatterns(const Scenario& scenario, const Window& window,
                       const std::vector<uint8_t>& blocked, int64_t stop_above) {
-  const BlockedIndex index(scenario, blocked);
+  return CountPatterns(scenario, window, BlockedIndex(scenario, blocked), stop_above);
+}
+
+int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
+                      int64_t stop_above) {
   int64_t count = 0;
   for (int j : window.jobs) {
     if (!ForEachJobPattern(scenario, window, index, j,

@@ -50,10 +50,24 @@ ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
 /// Every non-running job, every start, every GPU.
 Window WholeProblem(const Scenario& scenario);
 
-/// How many pattern columns the window has (without building anything). `blocked` is indexed
-/// [gpu * T + step] (BatchOccupancy).
+/// GPU-steps held outside a model ([gpu * T + step], as BatchOccupancy), indexed so that "is this
+/// block free over [from, to)" costs O(gpus): per GPU, prefix counts over steps.
+class BlockedIndex {
+ public:
+  BlockedIndex(const Scenario& scenario, const std::vector<uint8_t>& blocked);
+  [[nodiscard]] bool Free(int first_gpu, int gpus, int from, int to) const;
+
+ private:
+  int steps_;
+  std::vector<int32_t> prefix_;
+};
+
+/// How many pattern columns the window has (without building anything); counting stops once it
+/// passes `stop_above`.
 int64_t CountPatterns(const Scenario& scenario, const Window& window,
                       const std::vector<uint8_t>& blocked, int64_t stop_above = INT64_MAX);
+int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
+                      int64_t stop_above = INT64_MAX);
 
 class PatternModel {
  public:

@@ -4,18 +4,8 @@
 #include "ordo/solver/cbc/cbc_backend.h"
 
 #include <CbcEventHandler.hpp>
-#include <CbcHeuristic.hpp>
-#include <CbcHeuristicFPump.hpp>
-#include <CbcHeuristicLocal.hpp>
-#include <CbcHeuristicRINS.hpp>
 #include <CbcModel.hpp>
-#include <CglClique.hpp>
-#include <CglFlowCover.hpp>
-#include <CglGomory.hpp>
-#include <CglKnapsackCover.hpp>
-#include <CglMixedIntegerRounding2.hpp>
-#include <CglProbing.hpp>
-#include <CglTwomir.hpp>
+#include <CbcSolver.hpp>
 #include <ClpEventHandler.hpp>
 #include <ClpSimplex.hpp>
 #include <CoinError.hpp>
@@ -26,6 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <limits>
+#include <cstdio>
 #include <cmath>
 #include <exception>
 #include <new>
@@ -66,7 +58,10 @@ class StopEventHandler : public CbcEventHandler {
  public:
   StopEventHandler(const std::atomic<bool>* stop, Clock::time_point deadline)
       : stop_(stop), deadline_(deadline) {}
-  CbcAction event(CbcEvent) override {
+  CbcAction event(CbcEvent which) override {
+    // Only between nodes: "stop" answered to a solution or heuristic event means something else
+    // there (and was seen to crash CBC 2.10's postprocessing).
+    if (which != node && which != treeStatus) return noAction;
     if ((stop_ != nullptr && stop_->load(std::memory_order_relaxed)) || Clock::now() >= deadline_) {
       return stop;
     }
@@ -165,66 +160,55 @@ std::vector<double> CleanSolution(const MilpModel& model, const double* values) 
   return x;
 }
 
-void AddCutsAndHeuristics(CbcModel& cbc) {
-  // CBC's command-line defaults, in spirit: each generator at the root and then wherever it pays.
-  CglProbing probing;
-  probing.setUsingObjective(1);
-  probing.setMaxPass(1);
-  probing.setMaxPassRoot(5);
-  probing.setMaxProbe(10);
-  probing.setMaxProbeRoot(1000);
-  probing.setMaxLook(50);
-  probing.setMaxLookRoot(500);
-  probing.setMaxElements(200);
-  probing.setRowCuts(3);
-  cbc.addCutGenerator(&probing, -1, "Probing");
-  CglGomory gomory;
-  gomory.setLimit(300);
-  cbc.addCutGenerator(&gomory, -1, "Gomory");
-  CglKnapsackCover knapsack;
-  cbc.addCutGenerator(&knapsack, -1, "Knapsack");
-  CglClique clique;
-  clique.setStarCliqueReport(false);
-  clique.setRowCliqueReport(false);
-  cbc.addCutGenerator(&clique, -1, "Clique");
-  CglMixedIntegerRounding2 mir;
-  cbc.addCutGenerator(&mir, -1, "MixedIntegerRounding2");
-  CglFlowCover flow;
-  cbc.addCutGenerator(&flow, -1, "FlowCover");
-  CglTwomir twomir;
-  cbc.addCutGenerator(&twomir, -99, "TwoMirCuts");  // -99: root only
-
-  CbcRounding rounding(cbc);
-  cbc.addHeuristic(&rounding);
-  CbcHeuristicFPump pump(cbc);
-  pump.setMaximumPasses(20);
-  cbc.addHeuristic(&pump);
-  CbcHeuristicLocal local(cbc);
-  cbc.addHeuristic(&local);
-  CbcHeuristicRINS rins(cbc);
-  cbc.addHeuristic(&rins);
-  // addCutGenerator and addHeuristic copy their arguments, so the locals may go.
+/// Formats a number for CBC's argument parser.
+std::string Arg(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
 }
 
-void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, MilpResult& result) {
+/// Fills the solution, objective, bound and gap after CbcMain1. The solution is the better of
+/// CBC's incumbent and the verified start (`start`, empty for none): CBC prunes against the start's
+/// objective and may keep no vector of its own when nothing beats it.
+void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, bool searched,
+                  const std::vector<double>& start, double root_bound, MilpResult& result) {
+  const bool maximise = model.sense() == Sense::kMaximize;
+  const double none = maximise ? kInfinity : -kInfinity;
+  const auto better = [&](double a, double b) { return maximise ? a > b : a < b; };
   result.nodes = cbc.getNodeCount();
-  const double bound = sign * cbc.getBestPossibleObjValue();
-  result.best_bound = std::isfinite(bound) && std::abs(bound) < 1e50
-                          ? bound + model.objective_offset()
-                          : (model.sense() == Sense::kMaximize ? kInfinity : -kInfinity);
+  result.best_bound = root_bound;  // the root LP's optimum bounds the model in any case
   if (!HasSolution(result.status)) return;
-  result.solution = CleanSolution(model, cbc.bestSolution());
-  result.objective = model.ObjectiveValue(result.solution);
-  // CBC's bound can sit a tolerance on the wrong side of its own incumbent.
-  if (model.sense() == Sense::kMaximize) {
-    result.best_bound = std::max(result.best_bound, result.objective);
-  } else {
-    result.best_bound = std::min(result.best_bound, result.objective);
+  double cbc_objective = std::numeric_limits<double>::quiet_NaN();
+  if (cbc.bestSolution() != nullptr) {
+    result.solution = CleanSolution(model, cbc.bestSolution());
+    result.objective = cbc_objective = model.ObjectiveValue(result.solution);
   }
-  if (result.status == ModelStatus::kOptimal && result.nodes == 0 &&
-      !std::isfinite(result.best_bound)) {
-    result.best_bound = result.objective;
+  if (!start.empty()) {
+    const double start_objective = model.ObjectiveValue(start);
+    if (result.solution.empty() || better(start_objective, result.objective)) {
+      result.solution = start;
+      result.objective = start_objective;
+    }
   }
+  // CBC's "best possible" falls back to its incumbent when no bound was computed (the root not
+  // solved), so a bound equal to the incumbent without a proof of optimality is no bound.
+  const double internal = cbc.getBestPossibleObjValue();
+  double bound = none;
+  if (searched && std::abs(internal) < 1e49) {
+    bound = sign * internal + model.objective_offset();
+    const double tolerance = 1e-9 * std::max(1.0, std::abs(bound));
+    const bool fallback = std::isfinite(cbc_objective) && std::abs(bound - cbc_objective) <= tolerance;
+    if (result.status != ModelStatus::kOptimal &&
+        (fallback || better(result.objective, bound + (maximise ? tolerance : -tolerance)))) {
+      bound = none;
+    }
+  }
+  if (!std::isfinite(bound) || better(bound, root_bound)) bound = root_bound;
+  if (result.status == ModelStatus::kOptimal) {
+    // Proven: the bound is the objective, or CBC's when it stopped at the requested gap.
+    bound = std::isfinite(bound) && !better(result.objective, bound) ? bound : result.objective;
+  }
+  result.best_bound = bound;
   result.gap = RelativeGap(result.objective, result.best_bound);
 }
 
@@ -232,15 +216,17 @@ void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, MilpResult
 
 ModelStatus MapCbcStatus(const CbcOutcome& o) {
   if (o.continuous_unbounded || o.secondary_status == 7) return ModelStatus::kUnbounded;
+  // With a verified start, "infeasible" means "nothing beats the start": CBC searched with the
+  // start's objective as its cutoff.
+  const bool any = o.has_solution || o.has_start;
   switch (o.status) {
-    case 0:  // finished: a solution is optimal, no solution is a proof of infeasibility
-      if (o.has_solution) return ModelStatus::kOptimal;
-      return ModelStatus::kInfeasible;
+    case 0:  // finished: the best solution is optimal; none at all proves infeasibility
+      return any ? ModelStatus::kOptimal : ModelStatus::kInfeasible;
     case 1:  // stopped on a limit
     case 5:  // stopped by the event handler (the stop flag or the deadline)
-      if (o.proven_infeasible && !o.has_solution) return ModelStatus::kInfeasible;
-      if (o.secondary_status == 2 && o.has_solution) return ModelStatus::kOptimal;  // gap reached
-      return o.has_solution ? ModelStatus::kFeasibleAtLimit : ModelStatus::kNoSolutionAtLimit;
+      if (o.proven_infeasible) return any ? ModelStatus::kOptimal : ModelStatus::kInfeasible;
+      if (o.secondary_status == 2 && any) return ModelStatus::kOptimal;  // requested gap reached
+      return any ? ModelStatus::kFeasibleAtLimit : ModelStatus::kNoSolutionAtLimit;
     case 2:  // abandoned: numerical difficulties
     case -1:  // branch and bound never ran
     default:
@@ -285,55 +271,96 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     if (!sign) return Fail(sign.error());
     solver.getModelPtr()->setRandomSeed(params.seed);
 
-    CbcModel cbc(solver);  // copies the solver
+    // The root LP first, under the deadline and the stop flag: CbcMain1 cannot be interrupted
+    // inside it (a dense pattern LP of 1.8M non-zeros ran for 15 minutes past a 30 s limit), and a
+    // stopped LP inside CbcMain1 would be mistaken for an infeasible node. Solved here, it is a
+    // valid bound even when branch and bound gets no further, and CbcMain1 starts from its basis.
+    std::vector<double> start;
+    if (!params.mip_start.empty() && model.IsFeasible(params.mip_start)) {
+      start = CleanSolution(model, params.mip_start.data());
+    }
+    double root_bound = model.sense() == Sense::kMaximize ? kInfinity : -kInfinity;
+    {
+      ClpStopEventHandler clp_stop(params.stop, deadline);
+      solver.getModelPtr()->passInEventHandler(&clp_stop);
+      solver.getModelPtr()->setMaximumWallSeconds(SecondsLeft(deadline));
+      solver.initialSolve();
+      ClpEventHandler idle;  // no stops from here on (see above)
+      solver.getModelPtr()->passInEventHandler(&idle);
+      solver.getModelPtr()->setMaximumWallSeconds(-1);
+      ClpOutcome root;
+      root.proven_optimal = solver.isProvenOptimal();
+      root.proven_primal_infeasible = solver.isProvenPrimalInfeasible();
+      root.proven_dual_infeasible = solver.isProvenDualInfeasible();
+      root.limit_reached = solver.getModelPtr()->status() == 3 || solver.getModelPtr()->status() == 5;
+      root.abandoned = solver.isAbandoned();
+      const ModelStatus lp = MapClpStatus(root);
+      if (lp != ModelStatus::kOptimal) {
+        // Infeasible or unbounded relaxations settle the model; a stopped or failed one leaves
+        // only the start (if any), with no bound.
+        result.status = lp == ModelStatus::kInfeasible || lp == ModelStatus::kUnbounded ? lp
+                        : !start.empty() ? ModelStatus::kFeasibleAtLimit
+                        : lp == ModelStatus::kError ? ModelStatus::kError
+                                                    : ModelStatus::kNoSolutionAtLimit;
+        if (lp == ModelStatus::kInfeasible && !start.empty()) result.status = ModelStatus::kError;
+        result.best_bound = model.sense() == Sense::kMaximize ? kInfinity : -kInfinity;
+        if (HasSolution(result.status)) {
+          result.solution = start;
+          result.objective = model.ObjectiveValue(start);
+          result.mip_start_accepted = true;
+        }
+        result.log = std::move(log);
+        return result;
+      }
+      root_bound = *sign * solver.getObjValue() + model.objective_offset();
+    }
+
+    CbcModel cbc(solver);  // copies the solver, with its optimal basis
+    // CbcMain0/CbcMain1 are CBC's own driver (the command-line solver's code path): its tuned cut
+    // generators, heuristics and search. A CbcModel assembled by hand with the usual generators was
+    // measured to stall at the root for whole time limits where this proves optimality in seconds.
+    // Preprocessing is off: CBC 2.10.8's CglPreProcess::postProcess crashed (SIGSEGV) whenever the
+    // time limit stopped the root after a MIP start; without it no crash in thousands of solves,
+    // and the whole-model results were no worse.
+    CbcMain0(cbc);
     cbc.passInMessageHandler(&handler);
     cbc.solver()->passInMessageHandler(&handler);
     cbc.setLogLevel(log_level);
     cbc.solver()->messageHandler()->setLogLevel(log_level);
-    cbc.setNumberThreads(0);
-    cbc.setRandomSeed(params.seed);
-    cbc.setUseElapsedTime(true);
-    cbc.setMaximumSeconds(SecondsLeft(deadline));
-    if (params.max_nodes >= 0) {
-      cbc.setMaximumNodes(static_cast<int>(std::min<long long>(params.max_nodes, INT_MAX)));
-    }
-    cbc.setAllowableFractionGap(params.relative_gap);
-    cbc.setAllowableGap(1e-9);
-    cbc.setNumberStrong(5);
-    cbc.setNumberBeforeTrust(10);
-    cbc.setPrintFrequency(0);
+    // The stop flag is read between nodes. No Clp event handler here: an LP stopped inside
+    // CbcMain1's preprocessing was seen to crash its postprocessing.
     const StopEventHandler stop_handler(params.stop, deadline);
     cbc.passInEventHandler(&stop_handler);
-    ClpStopEventHandler clp_stop(params.stop, deadline);
-    if (auto* clp = dynamic_cast<OsiClpSolverInterface*>(cbc.solver())) {
-      clp->getModelPtr()->passInEventHandler(&clp_stop);
-    }
-    AddCutsAndHeuristics(cbc);
-
-    cbc.initialSolve();
-    if (cbc.solver()->isProvenPrimalInfeasible()) {
-      result.status = ModelStatus::kInfeasible;
-      result.log = std::move(log);
-      return result;
-    }
-    if (cbc.solver()->isProvenDualInfeasible()) {
-      result.status = ModelStatus::kUnbounded;
-      result.log = std::move(log);
-      return result;
-    }
-    if (!params.mip_start.empty() && model.IsFeasible(params.mip_start)) {
-      std::vector<double> start = params.mip_start;
+    // CbcMain1 takes the start by column name (CbcModel::setBestSolution before CbcMain1 was
+    // measured to be lost there).
+    if (!start.empty()) {
+      std::vector<std::pair<std::string, double>> named;
+      named.reserve(start.size());
       for (int j = 0; j < model.num_variables(); ++j) {
-        if (model.integer()[j]) start[j] = std::round(start[j]);
+        named.emplace_back(cbc.solver()->getColName(j), start[j]);
       }
-      const double internal =
-          *sign * (model.ObjectiveValue(start) - model.objective_offset());
-      cbc.setBestSolution(start.data(), model.num_variables(), internal, /*check=*/true);
-      result.mip_start_accepted = cbc.bestSolution() != nullptr;
+      cbc.setMIPStart(named);
+      result.mip_start_accepted = true;
     }
-    if (SecondsLeft(deadline) > 0 && !(params.stop != nullptr && params.stop->load())) {
-      cbc.setMaximumSeconds(SecondsLeft(deadline));
-      cbc.branchAndBound();
+    const bool stopped = params.stop != nullptr && params.stop->load();
+    const bool search = SecondsLeft(deadline) > 0 && !stopped;
+    if (search) {
+      std::vector<std::string> args = {"ordo",
+                                       "-log", Arg(log_level),
+                                       "-slog", "0",
+                                       "-timeMode", "elapsed",
+                                       "-sec", Arg(SecondsLeft(deadline)),
+                                       "-ratioGap", Arg(params.relative_gap),
+                                       "-randomCbcSeed", Arg(std::max(1, params.seed)),
+                                       "-threads", "0", "-preprocess", "off"};
+      if (params.max_nodes >= 0) {
+        args.insert(args.end(),
+                    {"-maxNodes", Arg(static_cast<double>(std::min<long long>(params.max_nodes, INT_MAX)))});
+      }
+      args.insert(args.end(), {"-solve", "-quit"});
+      std::vector<const char*> argv;
+      for (const std::string& arg : args) argv.push_back(arg.c_str());
+      CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc);
     }
     CbcOutcome outcome;
     outcome.status = cbc.status();
@@ -341,12 +368,13 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     outcome.proven_infeasible = cbc.isProvenInfeasible();
     outcome.continuous_unbounded = cbc.isContinuousUnbounded();
     outcome.has_solution = cbc.bestSolution() != nullptr;
+    outcome.has_start = !start.empty();
     if (outcome.status == -1) {
       // Branch and bound never ran (no time left, or stopped): a stop, not a solver failure.
       outcome.status = 5;
     }
     result.status = MapCbcStatus(outcome);
-    FillSolution(model, *sign, cbc, result);
+    FillSolution(model, *sign, cbc, search, start, root_bound, result);
   } catch (const CoinError& e) {
     return Fail(Error{ErrorCode::kInternal, "", "CBC failed: " + e.message()});
   } catch (const std::bad_alloc&) {

@@ -17,10 +17,12 @@ struct CbcOutcome {
   bool proven_infeasible = false;    // CbcModel::isProvenInfeasible()
   bool continuous_unbounded = false; // CbcModel::isContinuousUnbounded()
   bool has_solution = false;         // CbcModel::bestSolution() != nullptr
+  bool has_start = false;            // a verified feasible MIP start was given
 };
 
 /// The one mapping from CBC's status pair to ModelStatus. Every input maps to some status; an
-/// unknown combination is kError.
+/// unknown combination is kError. With a start, CBC's "infeasible" means nothing beats the start
+/// (it was the cutoff), so the start is optimal.
 ModelStatus MapCbcStatus(const CbcOutcome& outcome);
 
 /// CBC's LP solver (Clp) status after an LP solve, as plain values.
@@ -33,10 +35,10 @@ struct ClpOutcome {
 };
 ModelStatus MapClpStatus(const ClpOutcome& outcome);
 
-/// Branch and cut with CBC's usual cut generators (probing, Gomory, knapsack, clique, MIR, flow
-/// cover, two-step MIR) and heuristics (rounding, feasibility pump, local search, RINS), one thread,
-/// log level 0 with every message captured into MilpResult::log. A maximisation is handed to CBC
-/// negated.
+/// Branch and cut through CBC's own driver (CbcMain0/CbcMain1 on a CbcModel over
+/// OsiClpSolverInterface: preprocessing, CBC's default cut generators and heuristics), one thread,
+/// wall-clock limit, log level 0 with every message captured into MilpResult::log. A maximisation
+/// is handed to CBC negated. The returned solution is never worse than a feasible MIP start.
 class CbcBackend final : public MilpBackend {
  public:
   [[nodiscard]] std::string_view name() const override { return "cbc"; }

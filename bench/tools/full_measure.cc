@@ -1,0 +1,224 @@
+// Measures full mode (docs/full-mode.md): what CBC proves on contended instances within a time
+// limit, and what large-neighbourhood search gains over the warm start at 512 and 4,096 GPUs.
+// A plain driver, independent of the CLI; one line per instance, tab-separated.
+//
+//   full_measure contended --seeds 1-30 --time 60
+//   full_measure large --gpus 4096 --seeds 1-3 --time 60
+// Columns: the warm start (the better of fast mode and the greedy), full mode's objective and its
+// gain over the warm start, the status, bound and gap it reports, LNS iterations/improvements/
+// proven sub-solves, and the wall and CPU seconds (the CPU figure tells a loaded machine apart).
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
+#include "ordo/core/validate.h"
+#include "ordo/policy/fast/fast_policy.h"
+#include "ordo/policy/full/bound.h"
+#include "ordo/policy/full/decisions.h"
+#include "ordo/policy/full/full_mode.h"
+#include "ordo/policy/full/full_policy.h"
+#include "ordo/policy/full/greedy_start.h"
+#include "tests/support/random_scenario.h"
+
+namespace {
+
+using ordo::Plan;
+using ordo::PolicyOptions;
+using ordo::Scenario;
+
+/// A large contended cluster: two groups of 8-GPU nodes (3/4 "H100", 1/4 "A100"), 48 steps, batch
+/// work about 1.5x the GPU-steps, a tenth of the GPUs held by running jobs at step 0, services with
+/// daily curves and churn limits. Deterministic for a seed.
+Scenario LargeScenario(int gpus, uint64_t seed) {
+  ordo::testing::Rng rng(seed);
+  Scenario s;
+  s.name = "large-" + std::to_string(gpus) + "-" + std::to_string(seed);
+  s.horizon_steps = 48;
+  const int nodes = gpus / 8;
+  s.cluster.groups.push_back({"h100", nodes * 3 / 4, 8, "H100", 80});
+  s.cluster.groups.push_back({"a100", nodes - nodes * 3 / 4, 8, "A100", 80});
+  s.cluster.Index();
+  const int steps = s.horizon_steps;
+  std::vector<char> used(static_cast<size_t>(gpus), 0);
+  double work = 0;
+  int running_gpus = 0;
+  for (int j = 0; work < 1.5 * gpus * steps; ++j) {
+    ordo::Job job;
+    job.id = "j" + std::to_string(j);
+    job.kind = static_cast<ordo::JobKind>(j % 3);
+    job.priority = rng.Uniform(1, 10);
+    job.arrival_step = rng.Chance(0.3) ? -rng.Uniform(0, 12) : rng.Uniform(0, steps - 1);
+    const int draw = rng.Uniform(0, 99);
+    const int size = draw < 30 ? 1 : draw < 55 ? 2 : draw < 75 ? 4 : draw < 92 ? 8 : draw < 98 ? 16 : 32;
+    job.shapes.push_back({size, rng.Chance(0.7) ? rng.Uniform(1, 12) : rng.Uniform(12, 40)});
+    if (rng.Chance(0.2) && size > 1) {
+      job.shapes.push_back({size / 2, std::min(2 * job.shapes[0].duration_steps, 80)});
+    }
+    if (rng.Chance(0.15)) job.requirement.gpu_type = rng.Chance(0.5) ? "H100" : "A100";
+    if (running_gpus < gpus / 10 && rng.Chance(0.3)) {
+      job.shapes.resize(1);
+      const int want = job.shapes[0].gpus;
+      s.cluster.ForEachBlock(want, job.requirement, [&](int first) {
+        if (job.running) return;
+        for (int g = first; g < first + want; ++g) {
+          if (used[g]) return;
+        }
+        job.running = ordo::RunningPlacement{-rng.Uniform(0, job.shapes[0].duration_steps - 1), first};
+        job.arrival_step = job.running->start_step;
+        for (int g = first; g < first + want; ++g) used[g] = 1;
+        running_gpus += want;
+      });
+    }
+    work += static_cast<double>(job.shapes[0].gpus) * job.shapes[0].duration_steps;
+    s.jobs.push_back(std::move(job));
+  }
+  const int services = std::min(8, std::max(1, gpus / 128));
+  for (int i = 0; i < services; ++i) {
+    ordo::Service svc;
+    svc.id = "svc" + std::to_string(i);
+    svc.priority = rng.Uniform(5, 15);
+    svc.max_gpus = gpus;
+    const int peak = std::max(2, gpus / (5 * services));
+    svc.max_change_per_step = std::max(1, peak / 5);
+    if (i % 3 == 2) svc.requirement.gpu_type = "A100";
+    for (int t = 0; t < steps; ++t) {
+      const double phase = 2 * M_PI * (t + 4 * i) / 24.0;
+      svc.demand.push_back(static_cast<int>(std::lround(peak * (0.5 + 0.5 * std::sin(phase)))));
+    }
+    svc.current_gpus = svc.demand[0];
+    s.services.push_back(std::move(svc));
+  }
+  return s;
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
+
+struct Settings {
+  double time_limit = 60;
+  bool lp = false;
+  double max_whole_nonzeros = -1;  // negative: full mode's default
+  int64_t max_whole_columns = ordo::policy::kFullModeMaxWholeColumns;
+};
+
+void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) {
+  using namespace ordo::policy;
+  PolicyOptions fast_options;
+  fast_options.seed = seed;
+  fast_options.time_limit_s = 0.25 * settings.time_limit;  // as full mode runs it
+  auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
+  const double greedy =
+      ordo::ComputeObjective(scenario, full::Realize(scenario, full::GreedyDecisions(scenario), "g"));
+  PolicyOptions options;
+  options.seed = seed;
+  options.time_limit_s = settings.time_limit;
+  full::FullModeConfig config;
+  config.max_whole_columns = settings.max_whole_columns;
+  if (settings.max_whole_nonzeros >= 0) {
+    config.max_whole_nonzeros = settings.max_whole_nonzeros;
+    config.whole_nonzeros_per_second = settings.max_whole_nonzeros;
+  }
+  full::FullModeStats stats;
+  const auto started = std::chrono::steady_clock::now();
+  const double cpu_started = CpuSeconds();
+  auto plan = full::SolveFullMode(scenario, options, config, &stats);
+  const double seconds = Seconds(started);
+  const double cpu = CpuSeconds() - cpu_started;
+  if (!plan) {
+    std::printf("%s\terror\t%s\n", scenario.name.c_str(), plan.error().ToString().c_str());
+    return;
+  }
+  const bool legal = ordo::CheckPlan(scenario, *plan).empty();
+  const double fast_objective = fast ? ordo::ComputeObjective(scenario, *fast) : NAN;
+  double lp_bound = NAN;
+  if (settings.lp) {
+    if (auto b = LpRelaxationBound(scenario, 120)) lp_bound = *b;
+  }
+  const auto& report = *plan->metrics.solver;
+  const double warm = stats.warm_objective;
+  std::printf(
+      "%s\tgpus=%d\tsteps=%d\tjobs=%zu\tservices=%zu\tcolumns=%s%lld\tnonzeros=%lld\tmode=%s\t"
+      "greedy=%.2f\t"
+      "fast=%.2f\twarm=%.2f(%s)\tfull=%.2f\tgain=%.3f%%\tstatus=%s\tbound=%.2f\tgap=%.4f%%\t"
+      "nodes=%lld\tlns=%d/%d/%d\twall=%.1f\tcpu=%.1f\tlegal=%d\tlp=%.2f\n",
+      scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
+      scenario.jobs.size(), scenario.services.size(),
+      stats.columns > settings.max_whole_columns ? ">" : "",
+      static_cast<long long>(std::min(stats.columns, settings.max_whole_columns)),
+      static_cast<long long>(stats.nonzeros), stats.whole ? "whole" : "lns", greedy, fast_objective, warm, stats.warm_source.c_str(),
+      plan->metrics.objective, 100.0 * (plan->metrics.objective - warm) / std::max(1.0, std::abs(warm)),
+      report.status.c_str(), report.best_bound, 100.0 * report.gap, report.nodes,
+      stats.lns.iterations, stats.lns.improvements, stats.lns.proven, seconds, cpu, legal ? 1 : 0,
+      lp_bound);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr,
+                 "usage: full_measure contended|large [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
+                 "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n");
+    return 2;
+  }
+  const std::string_view mode = argv[1];
+  uint64_t first = 1, last = 1;
+  Settings settings;
+  int gpus = 512;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--seeds" && i + 1 < argc) {
+      const std::string range = argv[++i];
+      const size_t dash = range.find('-');
+      first = std::strtoull(range.substr(0, dash).c_str(), nullptr, 10);
+      last = dash == std::string::npos ? first : std::strtoull(range.substr(dash + 1).c_str(), nullptr, 10);
+    } else if (arg == "--time" && i + 1 < argc) {
+      settings.time_limit = std::atof(argv[++i]);
+    } else if (arg == "--gpus" && i + 1 < argc) {
+      gpus = std::atoi(argv[++i]);
+    } else if (arg == "--lp") {
+      settings.lp = true;
+    } else if (arg == "--whole-max" && i + 1 < argc) {
+      settings.max_whole_columns = std::atoll(argv[++i]);
+    } else if (arg == "--whole-max-nonzeros" && i + 1 < argc) {
+      settings.max_whole_nonzeros = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  for (uint64_t seed = first; seed <= last; ++seed) {
+    Scenario scenario;
+    if (mode == "contended") {
+      scenario = ordo::testing::RandomScenario(seed, {.contended = true});
+    } else if (mode == "large") {
+      scenario = LargeScenario(gpus, seed);
+    } else {
+      std::fprintf(stderr, "unknown mode %s\n", argv[1]);
+      return 2;
+    }
+    if (auto valid = ordo::ValidateScenario(scenario); !valid) {
+      std::printf("%s\tinvalid\t%s\n", scenario.name.c_str(), valid.error().ToString().c_str());
+      continue;
+    }
+    Measure(scenario, seed, settings);
+  }
+  return 0;
+}
