@@ -126,6 +126,7 @@ struct Score {
                     ordo::forecast::Pinball(actual, q.p50, 0.5) +
                     ordo::forecast::Pinball(actual, q.p90, 0.9)) / 3;
     actual_sum += actual;
+    abs_err_sum += std::fabs(q.p50 - actual);
     ++n;
     covered += (actual >= q.p10 && actual <= q.p90) ? 1 : 0;
   }
@@ -134,12 +135,16 @@ struct Score {
     ape_n += o.ape_n;
     pinball_sum += o.pinball_sum;
     actual_sum += o.actual_sum;
+    abs_err_sum += o.abs_err_sum;
     n += o.n;
     covered += o.covered;
     below += o.below;
     above += o.above;
   }
+  double abs_err_sum = 0;
   [[nodiscard]] double Mape() const { return ape_n ? 100 * ape_sum / ape_n : NAN; }
+  // Weighted absolute percentage error: sum |p50 - actual| / sum actual.
+  [[nodiscard]] double Wape() const { return actual_sum > 0 ? 100 * abs_err_sum / actual_sum : NAN; }
   // Pinball loss relative to the mean actual, in percent: comparable across series.
   [[nodiscard]] double RelPinball() const {
     return actual_sum > 0 ? 100 * pinball_sum / actual_sum : NAN;
@@ -222,13 +227,13 @@ DemandResult EvalDemandSeries(const std::vector<double>& series, double base_s, 
 
 void PrintScoreRow(const std::string& name, const std::string& who, const Score& s) {
   if (s.below + s.above == s.n || s.n == 0) {  // a point forecast: coverage says nothing
-    std::printf("| %s | %s | %d | %.1f | %.2f | - |\n", name.c_str(), who.c_str(), s.n, s.Mape(),
-                s.RelPinball());
+    std::printf("| %s | %s | %d | %.1f | %.1f | %.2f | - |\n", name.c_str(), who.c_str(), s.n,
+                s.Mape(), s.Wape(), s.RelPinball());
     return;
   }
-  std::printf("| %s | %s | %d | %.1f | %.2f | %.1f (%.0f under, %.0f over) |\n", name.c_str(),
-              who.c_str(), s.n, s.Mape(), s.RelPinball(), s.Coverage(), 100.0 * s.below / s.n,
-              100.0 * s.above / s.n);
+  std::printf("| %s | %s | %d | %.1f | %.1f | %.2f | %.1f (%.0f under, %.0f over) |\n",
+              name.c_str(), who.c_str(), s.n, s.Mape(), s.Wape(), s.RelPinball(), s.Coverage(),
+              100.0 * s.below / s.n, 100.0 * s.above / s.n);
 }
 
 void EvalDemand(const std::string& dir) {
@@ -251,8 +256,9 @@ void EvalDemand(const std::string& dir) {
     s[h] = ToD(r[cr]);
   }
   std::printf("\n### Demand: ServeGen aggregate rate per model (fit days 0-6, score days 7-13)\n\n");
-  std::printf("| series | forecast | hours | MAPE %% | pinball %% of mean | p10-p90 coverage %% |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
+              "p10-p90 coverage %% |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   std::vector<std::string> prov;
   for (const auto& [name, s0] : series) {
     if (s0.size() < 336) continue;
@@ -317,8 +323,9 @@ void EvalDemand(const std::string& dir) {
   std::printf("%d clients with traffic in both weeks: %d busy (traffic in at least half of week "
               "one's hours), %d sparse; %d silent in a week, not scored. Scores pool every "
               "scored hour of the group.\n\n", busy_n + sparse_n, busy_n, sparse_n, skipped);
-  std::printf("| clients | forecast | hours | MAPE %% (hours > 0) | pinball %% of mean | p10-p90 coverage %% |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| clients | forecast | hours | MAPE %% (hours > 0) | WAPE %% | pinball %% of mean | "
+              "p10-p90 coverage %% |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
   PrintScoreRow("busy", "ordo", busy_m);
   PrintScoreRow("busy", "same hour last week", busy_s);
   PrintScoreRow("busy", "yesterday's peak", busy_p);
@@ -329,6 +336,50 @@ void EvalDemand(const std::string& dir) {
               busy_wins, busy_n);
 }
 
+
+// The negative control of the data README: DLRM inference instance counts are flat over the day,
+// so the forecaster must not invent a daily cycle. Fit weeks one to three, score week four.
+void EvalFlatControl(const std::string& dir) {
+  Table t;
+  if (!ReadTable(dir + "/inference/alibaba_dlrm_alive_hourly.csv", t)) {
+    std::printf("alibaba_dlrm_alive_hourly.csv missing: negative control skipped\n");
+    return;
+  }
+  const int ch = t.Col("hour_index"), cv = t.Col("alive_hn_gpu_instances");
+  std::vector<double> v;
+  for (const auto& r : t.rows) {
+    const int h = std::atoi(r[ch].c_str());
+    if (static_cast<int>(v.size()) <= h) v.resize(h + 1, NAN);
+    v[h] = ToD(r[cv]);
+  }
+  if (v.size() < 4 * 168) return;
+  const double base_s = 4 * 86400.0;
+  std::vector<ordo::forecast::RatePoint> train;
+  for (int h = 0; h < 3 * 168; ++h) {
+    if (!std::isnan(v[h])) train.push_back({base_s + h * 3600.0, v[h]});
+  }
+  ordo::forecast::DemandForecaster f;
+  if (auto ok = f.Fit(train); !ok) return;
+  double lo = 1e300, hi = 0;
+  for (double p : f.profile()) {
+    lo = std::min(lo, p);
+    hi = std::max(hi, p);
+  }
+  Score model, same;
+  for (int h = 3 * 168; h < 4 * 168; ++h) {
+    if (std::isnan(v[h])) continue;
+    model.Add(v[h], *f.Predict(base_s + h * 3600.0));
+    same.Add(v[h], Point(v[h - 168]));
+  }
+  std::printf("\n### Demand, negative control: Alibaba DLRM alive GPU instances (flat over the day)"
+              "\n\nFit weeks one to three, score week four. Profile range: %.3f to %.3f (1 = no "
+              "daily or weekly shape).\n\n", lo, hi);
+  std::printf("| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
+              "p10-p90 coverage %% |\n|---|---|---|---|---|---|---|\n");
+  PrintScoreRow("dlrm alive", "ordo (" + std::string(ordo::forecast::DemandModeName(f.mode())) + ")",
+                model);
+  PrintScoreRow("dlrm alive", "same hour last week", same);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Training: MLPerf
@@ -402,8 +453,9 @@ struct Similar {
 };
 
 void PrintTrainingHeader() {
-  std::printf("| runs | forecast | n | MAPE %% | pinball %% of mean | p10-p90 coverage %% |\n");
-  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| runs | forecast | n | MAPE %% | WAPE %% | pinball %% of mean | "
+              "p10-p90 coverage %% |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
 }
 
 void EvalMlperf(const std::string& dir) {
@@ -656,7 +708,10 @@ int main(int argc, char** argv) {
       dir = a;
     }
   }
-  if (section == "all" || section == "demand") EvalDemand(dir);
+  if (section == "all" || section == "demand") {
+    EvalDemand(dir);
+    EvalFlatControl(dir);
+  }
   if (section == "all" || section == "training") {
     EvalMlperf(dir);
     EvalItp(dir);
