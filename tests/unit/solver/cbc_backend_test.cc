@@ -288,7 +288,17 @@ TEST(CbcBackend, LpRelaxationGivesTheFractionalOptimum) {
   EXPECT_NEAR(lp->best_bound, 11.5, 1e-9);
   auto mip = cbc.Solve(m, SolveParams{});
   ASSERT_TRUE(mip.has_value());
+  EXPECT_EQ(mip->status, ModelStatus::kOptimal);
   EXPECT_NEAR(mip->objective, 11, 1e-9);
+  // Proven optimal: the bound is the optimum, not the looser root LP.
+  EXPECT_NEAR(mip->best_bound, 11, 1e-6);
+  EXPECT_LE(mip->gap, 1e-6);
+  SolveParams from_optimum;
+  from_optimum.mip_start = mip->solution;
+  auto again = cbc.Solve(m, from_optimum);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, ModelStatus::kOptimal);
+  EXPECT_NEAR(again->best_bound, 11, 1e-6);
 }
 
 TEST(CbcBackend, LpRelaxationStatuses) {

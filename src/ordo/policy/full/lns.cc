@@ -81,31 +81,96 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     if (stopped()) break;
     ++local.iterations;
 
-    // 1. Where: a group, an aligned range of it, a window of start steps.
-    double pick = rng.Real() * std::accumulate(weight.begin(), weight.end(), 0.0);
-    int g = candidates.back();
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if ((pick -= weight[i]) < 0) {
-        g = candidates[i];
-        break;
+    // 1. Where: a group, an aligned range of it, a window of start steps. Half the time around a
+    // job that earns less than it could (not started, or started late), weighted by what it
+    // loses, so that what blocks it is in the neighbourhood; otherwise anywhere.
+    int focus = -1;
+    if (rng.Real() < options.focus_share) {
+      double total = 0;
+      std::vector<std::pair<double, int>> losing;
+      for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
+        const Job& job = scenario.jobs[j];
+        if (job.running || job.arrival_step >= steps) continue;
+        double could = 0;
+        for (const Shape& shape : job.shapes) {
+          could = std::max(could, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
+        }
+        const double does = best.jobs[j] ? PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
+                                                           best.jobs[j]->start)
+                                         : 0.0;
+        if (could - does > 1e-9) {
+          losing.emplace_back(could - does, j);
+          total += could - does;
+        }
+      }
+      double pick_loss = rng.Real() * total;
+      for (const auto& [loss, j] : losing) {
+        if ((pick_loss -= loss) < 0) {
+          focus = j;
+          break;
+        }
+      }
+    }
+    int g = -1;
+    int min_region = 1;
+    if (focus >= 0) {
+      const Job& job = scenario.jobs[focus];
+      if (best.jobs[focus]) {
+        g = cluster.group_of(best.jobs[focus]->first_gpu);
+        min_region = job.shapes[best.jobs[focus]->shape].gpus;
+      } else {
+        std::vector<int> fits;
+        for (int c : candidates) {
+          if (JobFitsGroup(scenario, job, c, cluster.group_gpus(c))) fits.push_back(c);
+        }
+        if (fits.empty()) {
+          focus = -1;
+        } else {
+          g = fits[rng.Uniform(0, static_cast<int>(fits.size()) - 1)];
+          min_region = Limits::kMaxGpus;
+          for (const Shape& shape : job.shapes) {
+            if (JobFitsGroup(scenario, Job{.shapes = {shape}, .requirement = job.requirement}, g,
+                             cluster.group_gpus(g))) {
+              min_region = std::min(min_region, shape.gpus);
+            }
+          }
+        }
+      }
+    }
+    if (g < 0) {
+      double pick = rng.Real() * std::accumulate(weight.begin(), weight.end(), 0.0);
+      g = candidates.back();
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if ((pick -= weight[i]) < 0) {
+          g = candidates[i];
+          break;
+        }
       }
     }
     const int size = cluster.group_gpus(g);
     std::vector<int> region_sizes;
     for (int r = 1; r < size; r *= 2) {
-      if (area / r >= 1 && area / r <= 4.0 * steps) region_sizes.push_back(r);
+      if (r >= min_region && area / r >= 1 && area / r <= 4.0 * steps) region_sizes.push_back(r);
     }
-    if (area / size <= 4.0 * steps) region_sizes.push_back(size);
-    if (region_sizes.empty()) region_sizes.push_back(size);
+    if (area / size <= 4.0 * steps || region_sizes.empty()) region_sizes.push_back(size);
     const int region = region_sizes[rng.Uniform(0, static_cast<int>(region_sizes.size()) - 1)];
     const int slots = (size + region - 1) / region;
-    const int offset = rng.Uniform(0, slots - 1) * region;
+    const int offset = focus >= 0 && best.jobs[focus]
+                           ? (best.jobs[focus]->first_gpu - cluster.group_first_gpu(g)) / region * region
+                           : rng.Uniform(0, slots - 1) * region;
     Window window;
     window.first_gpu = cluster.group_first_gpu(g) + offset;
     window.end_gpu = cluster.group_first_gpu(g) + std::min(size, offset + region);
-    const int length = std::clamp(static_cast<int>(std::lround(area / region)), 1, steps);
-    window.first_start = rng.Uniform(0, steps - length);
-    window.end_start = window.first_start + length;
+    int length = std::clamp(static_cast<int>(std::lround(area / region)), 1, steps);
+    if (focus >= 0) {
+      // From the focus job's earliest start, far enough to hold its current start.
+      window.first_start = std::max(0, scenario.jobs[focus].arrival_step);
+      if (best.jobs[focus]) length = std::max(length, best.jobs[focus]->start - window.first_start + 1);
+      window.end_start = std::min(steps, window.first_start + length);
+    } else {
+      window.first_start = rng.Uniform(0, steps - length);
+      window.end_start = window.first_start + length;
+    }
 
     // 2. Who: the jobs placed there, then unstarted jobs that could run there, in a random order
     // that favours priority, while the pattern count stays within the budget.
@@ -143,8 +208,15 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       columns += n;
       window.jobs.push_back(j);
     };
-    for (int j : movers) try_add(j);
+    if (focus >= 0 && std::count(movers.begin(), movers.end(), focus) +
+                              std::count(waiting.begin(), waiting.end(), focus) > 0) {
+      try_add(focus);
+    }
+    for (int j : movers) {
+      if (j != focus) try_add(j);
+    }
     for (const auto& [key, j] : keyed) {
+      if (j == focus) continue;
       if (columns >= 0.95 * target) break;
       try_add(j);
     }

@@ -38,6 +38,9 @@ struct LnsOptions {
   long long nodes_per_solve = 100;
   /// Wall-clock cap per sub-solve, so one hard neighbourhood cannot eat the budget.
   double seconds_per_solve = 5;
+  /// Share of neighbourhoods built around a job that earns less than it could (the rest are
+  /// placed at random).
+  double focus_share = 0.9;
 };
 
 struct LnsStats {

@@ -171,7 +171,8 @@ std::string Arg(double value) {
 /// CBC's incumbent and the verified start (`start`, empty for none): CBC prunes against the start's
 /// objective and may keep no vector of its own when nothing beats it.
 void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, bool searched,
-                  const std::vector<double>& start, double root_bound, MilpResult& result) {
+                  bool stopped_at_gap, const std::vector<double>& start, double root_bound,
+                  MilpResult& result) {
   const bool maximise = model.sense() == Sense::kMaximize;
   const double none = maximise ? kInfinity : -kInfinity;
   const auto better = [&](double a, double b) { return maximise ? a > b : a < b; };
@@ -191,23 +192,24 @@ void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, bool searc
     }
   }
   // CBC's "best possible" falls back to its incumbent when no bound was computed (the root not
-  // solved), so a bound equal to the incumbent without a proof of optimality is no bound.
+  // solved), so without a proof of optimality a bound equal to the incumbent is no bound.
   const double internal = cbc.getBestPossibleObjValue();
   double bound = none;
   if (searched && std::abs(internal) < 1e49) {
     bound = sign * internal + model.objective_offset();
     const double tolerance = 1e-9 * std::max(1.0, std::abs(bound));
     const bool fallback = std::isfinite(cbc_objective) && std::abs(bound - cbc_objective) <= tolerance;
-    if (result.status != ModelStatus::kOptimal &&
-        (fallback || better(result.objective, bound + (maximise ? tolerance : -tolerance)))) {
-      bound = none;
-    }
+    const bool wrong_side = better(result.objective, bound + (maximise ? tolerance : -tolerance));
+    if (wrong_side || (fallback && result.status != ModelStatus::kOptimal)) bound = none;
   }
+  if (result.status == ModelStatus::kOptimal && !(stopped_at_gap && std::isfinite(bound))) {
+    // Proven: the bound is the objective. CBC's own figure can be a stale LP value when the proof
+    // came from the start's cutoff (nothing better exists); only a stop at the requested gap
+    // leaves a real distance to report.
+    bound = result.objective;
+  }
+  // The root LP's optimum bounds the model too; keep the tighter of the two.
   if (!std::isfinite(bound) || better(bound, root_bound)) bound = root_bound;
-  if (result.status == ModelStatus::kOptimal) {
-    // Proven: the bound is the objective, or CBC's when it stopped at the requested gap.
-    bound = std::isfinite(bound) && !better(result.objective, bound) ? bound : result.objective;
-  }
   result.best_bound = bound;
   result.gap = RelativeGap(result.objective, result.best_bound);
 }
@@ -374,7 +376,8 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
       outcome.status = 5;
     }
     result.status = MapCbcStatus(outcome);
-    FillSolution(model, *sign, cbc, search, start, root_bound, result);
+    FillSolution(model, *sign, cbc, search, outcome.secondary_status == 2, start, root_bound,
+                 result);
   } catch (const CoinError& e) {
     return Fail(Error{ErrorCode::kInternal, "", "CBC failed: " + e.message()});
   } catch (const std::bad_alloc&) {

@@ -16,6 +16,7 @@
 #include "ordo/core/validate.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/decisions.h"
+#include "ordo/policy/full/full_mode.h"
 #include "ordo/policy/full/greedy_start.h"
 #include "tests/support/builders.h"
 #include "tests/support/random_scenario.h"
@@ -149,6 +150,17 @@ TEST(FullPolicy, NeverBelowItsWarmStartsOnRandomInstances) {
   }
 }
 
+TEST(FullPolicy, ProvenOptimumReportsNoGap) {
+  // Contended seed 7: the services' floors leave one GPU per step and no job fits in one, so 0 is
+  // optimal although the LP relaxation is 144.6; the report must say optimal with no gap.
+  const Scenario scenario = RandomScenario(7, testing::RandomScenarioOptions{.contended = true});
+  const Plan plan = SolveFull(scenario, 20);
+  ExpectLegal(scenario, plan);
+  EXPECT_EQ(plan.metrics.solver->status, "optimal");
+  EXPECT_NEAR(plan.metrics.solver->best_bound, plan.metrics.objective, 1e-6);
+  EXPECT_NEAR(plan.metrics.solver->gap, 0, 1e-9);
+}
+
 TEST(FullPolicy, ZeroTimeReturnsTheLegalWarmStart) {
   const Scenario scenario = RandomScenario(7, testing::RandomScenarioOptions{.contended = true});
   const Plan warm = full::Realize(scenario, full::GreedyDecisions(scenario), "greedy");
@@ -182,6 +194,49 @@ TEST(FullPolicy, SameSeedSamePlanWhenProven) {
     EXPECT_EQ(a.jobs[j].first_gpu, b.jobs[j].first_gpu);
   }
   for (size_t s = 0; s < a.services.size(); ++s) EXPECT_EQ(a.services[s].gpus, b.services[s].gpus);
+}
+
+TEST(FullPolicy, LargeNeighbourhoodPathKeepsTheGuarantees) {
+  // Forced onto LNS (no whole model): legal, never below the warm start, a bound above it.
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    const Scenario scenario = RandomScenario(seed, testing::RandomScenarioOptions{.contended = true});
+    PolicyOptions options;
+    options.time_limit_s = 1;
+    options.seed = seed;
+    full::FullModeConfig config;
+    config.max_whole_columns = 0;
+    config.lns.target_columns = 300;
+    full::FullModeStats stats;
+    auto plan = full::SolveFullMode(scenario, options, config, &stats);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_FALSE(stats.whole);
+    ExpectLegal(scenario, *plan, seed);
+    EXPECT_GE(plan->metrics.objective, stats.warm_objective - Tolerance(stats.warm_objective));
+    EXPECT_GE(plan->metrics.solver->best_bound, plan->metrics.objective);
+    EXPECT_EQ(plan->metrics.solver->nodes, 0);
+  }
+}
+
+TEST(FullPolicy, ExplainsWhenAsked) {
+  // Two jobs want the only 4-GPU node at step 0: one must wait, and says why.
+  const Scenario scenario = ScenarioBuilder("explain")
+                                .Steps(4)
+                                .Group("g", 1, 4)
+                                .Job(MakeJob("a").Gpus(4).Duration(2).Priority(2))
+                                .Job(MakeJob("b").Gpus(4).Duration(2).Priority(1))
+                                .Build();
+  PolicyOptions options;
+  options.time_limit_s = 5;
+  options.explain = true;
+  auto plan = MakeFullPolicy()->Solve(scenario, options);
+  ASSERT_TRUE(plan.has_value());
+  ASSERT_EQ(plan->explanations.size(), 1u);
+  EXPECT_EQ(plan->explanations[0].id, "b");
+  EXPECT_EQ(plan->explanations[0].reason, WaitReason::kBlockedByJob);
+  options.explain = false;
+  plan = MakeFullPolicy()->Solve(scenario, options);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_TRUE(plan->explanations.empty());
 }
 
 TEST(LpRelaxationBound, BoundsTheOptimum) {
