@@ -3,11 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "ordo/forecast/demand_forecaster.h"
@@ -21,7 +20,8 @@ namespace ordo::cli {
 
 const char* const kForecastUsage =
     "usage: ordo forecast demand --history FILE.csv --per-gpu-rate R --start TIME --steps N\n"
-    "                            --step-minutes M [--headroom H] [--model FILE] [--save-model FILE]\n"
+    "                            --step-minutes M [--headroom H] [--model FILE] [--save-model "
+    "FILE]\n"
     "       ordo forecast training --features FILE.json [--history FILE.json] [--time TIME]\n"
     "                              [--step-minutes M] [--model FILE] [--save-model FILE]\n"
     "       ordo forecast quantization --params-b X --algorithm bitsandbytes|awq|gptq\n"
@@ -48,18 +48,16 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr OptionSpec kDemandOptions[] = {
-    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true},
-    {"--start", true},   {"--steps", true},        {"--step-minutes", true},
-    {"--model", true},   {"--save-model", true},
+    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true}, {"--start", true},
+    {"--steps", true},   {"--step-minutes", true}, {"--model", true},    {"--save-model", true},
 };
 constexpr OptionSpec kTrainingOptions[] = {
-    {"--features", true}, {"--history", true}, {"--time", true},
-    {"--step-minutes", true}, {"--model", true}, {"--save-model", true},
+    {"--features", true},     {"--history", true}, {"--time", true},
+    {"--step-minutes", true}, {"--model", true},   {"--save-model", true},
 };
 constexpr OptionSpec kQuantizationOptions[] = {
-    {"--params-b", true}, {"--algorithm", true}, {"--gpu-type", true},
-    {"--model-name", true}, {"--history", true}, {"--step-minutes", true},
-    {"--model", true}, {"--save-model", true},
+    {"--params-b", true}, {"--algorithm", true},    {"--gpu-type", true}, {"--model-name", true},
+    {"--history", true},  {"--step-minutes", true}, {"--model", true},    {"--save-model", true},
 };
 
 int ArgError(const Error& e) { return UsageError(e.ToString(), kForecastUsage); }
@@ -76,7 +74,7 @@ Result<double> Number(const Args& args, std::string_view option, double lo, doub
   if (!n) return tl::unexpected(n.error());
   if (*n < lo || *n > hi) {
     const std::string range = lo > 0 && lo < 1e-3 ? "a number > 0 and at most " + Format(hi)
-                                                   : "between " + Format(lo) + " and " + Format(hi);
+                                                  : "between " + Format(lo) + " and " + Format(hi);
     return FailInput(std::string(option), "must be " + range + " (got " + *v + ")");
   }
   return *n;
@@ -86,7 +84,8 @@ Result<int> WholeNumber(const Args& args, std::string_view option, int lo, int h
   auto n = Number(args, option, lo, hi);
   if (!n) return tl::unexpected(n.error());
   if (*n != std::floor(*n)) {
-    return FailInput(std::string(option), "must be a whole number (got " + *args.value(option) + ")");
+    return FailInput(std::string(option),
+                     "must be a whole number (got " + *args.value(option) + ")");
   }
   return static_cast<int>(*n);
 }
@@ -120,7 +119,9 @@ Json QuantilesJson(const forecast::Quantiles& q, std::optional<int> step_minutes
   Json out{{"p10_s", q.p10}, {"p50_s", q.p50}, {"p90_s", q.p90}};
   if (step_minutes) {
     const double step_s = *step_minutes * 60.0;
-    const auto steps = [&](double s) { return std::max(1, static_cast<int>(std::ceil(s / step_s - 1e-9))); };
+    const auto steps = [&](double s) {
+      return std::max(1, static_cast<int>(std::ceil(s / step_s - 1e-9)));
+    };
     out["steps"] = {{"step_minutes", *step_minutes},
                     {"p10", steps(q.p10)},
                     {"p50", steps(q.p50)},
@@ -233,7 +234,8 @@ int RunQuantization(const Args& args) {
   q.params_b = *params;
   const auto alg = forecast::ParseQuantAlgorithm(*args.value("--algorithm"));
   if (!alg) {
-    return ArgError(InvalidInput("--algorithm", "unknown algorithm \"" + *args.value("--algorithm") +
+    return ArgError(InvalidInput("--algorithm", "unknown algorithm \"" +
+                                                    *args.value("--algorithm") +
                                                     "\" (known: bitsandbytes, awq, gptq)"));
   }
   q.algorithm = *alg;
@@ -271,7 +273,8 @@ int RunQuantization(const Args& args) {
 }  // namespace
 
 int RunForecastCommand(int argc, char** argv) {
-  if (argc < 2 || argv[1] == nullptr) return UsageError("forecast: which forecaster?", kForecastUsage);
+  if (argc < 2 || argv[1] == nullptr)
+    return UsageError("forecast: which forecaster?", kForecastUsage);
   const std::string_view which = argv[1];
   if (which == "--help" || which == "-h" || which == "help") {
     std::cout << kForecastUsage;

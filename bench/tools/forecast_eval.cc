@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "ordo/forecast/demand_forecaster.h"
-#include "ordo/forecast/stats.h"
 #include "ordo/forecast/quantization_forecaster.h"
+#include "ordo/forecast/stats.h"
 #include "ordo/forecast/training_forecaster.h"
 
 namespace {
@@ -122,9 +122,10 @@ struct Score {
       ape_sum += std::fabs(q.p50 - actual) / actual;
       ++ape_n;
     }
-    pinball_sum += (ordo::forecast::Pinball(actual, q.p10, 0.1) +
-                    ordo::forecast::Pinball(actual, q.p50, 0.5) +
-                    ordo::forecast::Pinball(actual, q.p90, 0.9)) / 3;
+    pinball_sum +=
+        (ordo::forecast::Pinball(actual, q.p10, 0.1) + ordo::forecast::Pinball(actual, q.p50, 0.5) +
+         ordo::forecast::Pinball(actual, q.p90, 0.9)) /
+        3;
     actual_sum += actual;
     abs_err_sum += std::fabs(q.p50 - actual);
     ++n;
@@ -144,7 +145,9 @@ struct Score {
   double abs_err_sum = 0;
   [[nodiscard]] double Mape() const { return ape_n ? 100 * ape_sum / ape_n : NAN; }
   // Weighted absolute percentage error: sum |p50 - actual| / sum actual.
-  [[nodiscard]] double Wape() const { return actual_sum > 0 ? 100 * abs_err_sum / actual_sum : NAN; }
+  [[nodiscard]] double Wape() const {
+    return actual_sum > 0 ? 100 * abs_err_sum / actual_sum : NAN;
+  }
   // Pinball loss relative to the mean actual, in percent: comparable across series.
   [[nodiscard]] double RelPinball() const {
     return actual_sum > 0 ? 100 * pinball_sum / actual_sum : NAN;
@@ -255,9 +258,11 @@ void EvalDemand(const std::string& dir) {
     if (static_cast<int>(s.size()) <= h) s.resize(h + 1, NAN);
     s[h] = ToD(r[cr]);
   }
-  std::printf("\n### Demand: ServeGen aggregate rate per model (fit days 0-6, score days 7-13)\n\n");
-  std::printf("| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
-              "p10-p90 coverage %% |\n");
+  std::printf(
+      "\n### Demand: ServeGen aggregate rate per model (fit days 0-6, score days 7-13)\n\n");
+  std::printf(
+      "| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
+      "p10-p90 coverage %% |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   std::vector<std::string> prov;
   for (const auto& [name, s0] : series) {
@@ -272,9 +277,12 @@ void EvalDemand(const std::string& dir) {
                   r.gpu_hours_peak, r.short_peak);
     prov.emplace_back(buf);
   }
-  std::printf("\nGPU-hours allocated / GPU-hours short of need over week two (per-GPU rate = week-one "
-              "median / 8, headroom %.0f%%; need = ceil(actual / per-GPU rate)):\n\n", headroom * 100);
-  std::printf("| series | ordo p90 | same hour last week | yesterday's peak |\n|---|---|---|---|\n");
+  std::printf(
+      "\nGPU-hours allocated / GPU-hours short of need over week two (per-GPU rate = week-one "
+      "median / 8, headroom %.0f%%; need = ceil(actual / per-GPU rate)):\n\n",
+      headroom * 100);
+  std::printf(
+      "| series | ordo p90 | same hour last week | yesterday's peak |\n|---|---|---|---|\n");
   for (const auto& line : prov) std::printf("%s\n", line.c_str());
 
   // Per client.
@@ -320,11 +328,14 @@ void EvalDemand(const std::string& dir) {
     }
   }
   std::printf("\n### Demand: ServeGen per client (m-large, m-mid, m-small)\n\n");
-  std::printf("%d clients with traffic in both weeks: %d busy (traffic in at least half of week "
-              "one's hours), %d sparse; %d silent in a week, not scored. Scores pool every "
-              "scored hour of the group.\n\n", busy_n + sparse_n, busy_n, sparse_n, skipped);
-  std::printf("| clients | forecast | hours | MAPE %% (hours > 0) | WAPE %% | pinball %% of mean | "
-              "p10-p90 coverage %% |\n");
+  std::printf(
+      "%d clients with traffic in both weeks: %d busy (traffic in at least half of week "
+      "one's hours), %d sparse; %d silent in a week, not scored. Scores pool every "
+      "scored hour of the group.\n\n",
+      busy_n + sparse_n, busy_n, sparse_n, skipped);
+  std::printf(
+      "| clients | forecast | hours | MAPE %% (hours > 0) | WAPE %% | pinball %% of mean | "
+      "p10-p90 coverage %% |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   PrintScoreRow("busy", "ordo", busy_m);
   PrintScoreRow("busy", "same hour last week", busy_s);
@@ -335,7 +346,6 @@ void EvalDemand(const std::string& dir) {
   std::printf("\nBusy clients where ordo's pinball loss beats same-hour-last-week: %d of %d.\n",
               busy_wins, busy_n);
 }
-
 
 // The negative control of the data README: DLRM inference instance counts are flat over the day,
 // so the forecaster must not invent a daily cycle. Fit weeks one to three, score week four.
@@ -371,13 +381,16 @@ void EvalFlatControl(const std::string& dir) {
     model.Add(v[h], *f.Predict(base_s + h * 3600.0));
     same.Add(v[h], Point(v[h - 168]));
   }
-  std::printf("\n### Demand, negative control: Alibaba DLRM alive GPU instances (flat over the day)"
-              "\n\nFit weeks one to three, score week four. Profile range: %.3f to %.3f (1 = no "
-              "daily or weekly shape).\n\n", lo, hi);
-  std::printf("| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
-              "p10-p90 coverage %% |\n|---|---|---|---|---|---|---|\n");
-  PrintScoreRow("dlrm alive", "ordo (" + std::string(ordo::forecast::DemandModeName(f.mode())) + ")",
-                model);
+  std::printf(
+      "\n### Demand, negative control: Alibaba DLRM alive GPU instances (flat over the day)"
+      "\n\nFit weeks one to three, score week four. Profile range: %.3f to %.3f (1 = no "
+      "daily or weekly shape).\n\n",
+      lo, hi);
+  std::printf(
+      "| series | forecast | hours | MAPE %% | WAPE %% | pinball %% of mean | "
+      "p10-p90 coverage %% |\n|---|---|---|---|---|---|---|\n");
+  PrintScoreRow("dlrm alive",
+                "ordo (" + std::string(ordo::forecast::DemandModeName(f.mode())) + ")", model);
   PrintScoreRow("dlrm alive", "same hour last week", same);
 }
 
@@ -453,8 +466,9 @@ struct Similar {
 };
 
 void PrintTrainingHeader() {
-  std::printf("| runs | forecast | n | MAPE %% | WAPE %% | pinball %% of mean | "
-              "p10-p90 coverage %% |\n");
+  std::printf(
+      "| runs | forecast | n | MAPE %% | WAPE %% | pinball %% of mean | "
+      "p10-p90 coverage %% |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
 }
 
@@ -480,8 +494,7 @@ void EvalMlperf(const std::string& dir) {
     const BenchmarkSpec* b = FindBenchmark(r[c_bench]);
     const double acc = ToD(r[c_acc]);
     const double secs = ToD(r[c_time]);
-    if (b == nullptr || !(acc >= 1) || !(secs > 0) ||
-        !ordo::forecast::FindGpu(r[c_model])) {
+    if (b == nullptr || !(acc >= 1) || !(secs > 0) || !ordo::forecast::FindGpu(r[c_model])) {
       ++skipped;
       continue;
     }
@@ -525,7 +538,8 @@ void EvalMlperf(const std::string& dir) {
     std::printf("MLPerf fit failed: %s\n", ok.error().ToString().c_str());
     return;
   }
-  Score model_seen, model_new, naive_seen, naive_new, naiveq_seen, naiveq_new, prior_seen, prior_new;
+  Score model_seen, model_new, naive_seen, naive_new, naiveq_seen, naiveq_new, prior_seen,
+      prior_new;
   std::map<std::string, std::array<Score, 4>> per_bench;
   for (const auto& r : runs) {
     if (r.round != newest) continue;
@@ -544,11 +558,14 @@ void EvalMlperf(const std::string& dir) {
     per_bench[r.bench][2].Add(a, nq);
     per_bench[r.bench][3].Add(a, Point(*q->prior_s));
   }
-  std::printf("\n### Training: MLPerf Training, fit on rounds before %s (%zu runs), scored on %s\n\n",
-              newest.c_str(), train.size(), newest.c_str());
-  std::printf("Closed division, successful runs on a known accelerator (%d rows skipped: other "
-              "status or division, CPU-only, or an accelerator the catalog does not know). "
-              "Target: run_time_s.\n\n", skipped);
+  std::printf(
+      "\n### Training: MLPerf Training, fit on rounds before %s (%zu runs), scored on %s\n\n",
+      newest.c_str(), train.size(), newest.c_str());
+  std::printf(
+      "Closed division, successful runs on a known accelerator (%d rows skipped: other "
+      "status or division, CPU-only, or an accelerator the catalog does not know). "
+      "Target: run_time_s.\n\n",
+      skipped);
   PrintTrainingHeader();
   Score m_all = model_seen, n_all = naive_seen, nq_all = naiveq_seen, p_all = prior_seen;
   m_all.Merge(model_new);
@@ -566,15 +583,18 @@ void EvalMlperf(const std::string& dir) {
   PrintScoreRow("new benchmark", "median of similar runs", naive_new);
   PrintScoreRow("new benchmark", "similar runs' p10/p50/p90", naiveq_new);
   PrintScoreRow("new benchmark", "physical prior alone", prior_new);
-  std::printf("\nPer benchmark (ordo / median of similar runs / similar runs' quantiles / "
-              "physical prior alone):\n\n");
-  std::printf("| benchmark | n | MAPE %% | pinball %% of mean | coverage %% |\n|---|---|---|---|---|\n");
+  std::printf(
+      "\nPer benchmark (ordo / median of similar runs / similar runs' quantiles / "
+      "physical prior alone):\n\n");
+  std::printf(
+      "| benchmark | n | MAPE %% | pinball %% of mean | coverage %% |\n|---|---|---|---|---|\n");
   for (const auto& [b, s] : per_bench) {
-    std::printf("| %s%s | %d | %.1f / %.1f / %.1f / %.1f | %.1f / %.1f / %.1f / %.1f | %.1f / - / "
-                "%.1f / - |\n",
-                b.c_str(), seen_bench.count(b) ? "" : " (new)", s[0].n, s[0].Mape(), s[1].Mape(),
-                s[2].Mape(), s[3].Mape(), s[0].RelPinball(), s[1].RelPinball(), s[2].RelPinball(),
-                s[3].RelPinball(), s[0].Coverage(), s[2].Coverage());
+    std::printf(
+        "| %s%s | %d | %.1f / %.1f / %.1f / %.1f | %.1f / %.1f / %.1f / %.1f | %.1f / - / "
+        "%.1f / - |\n",
+        b.c_str(), seen_bench.count(b) ? "" : " (new)", s[0].n, s[0].Mape(), s[1].Mape(),
+        s[2].Mape(), s[3].Mape(), s[0].RelPinball(), s[1].RelPinball(), s[2].RelPinball(),
+        s[3].RelPinball(), s[0].Coverage(), s[2].Coverage());
   }
 }
 
@@ -598,7 +618,8 @@ void EvalItp(const std::string& dir) {
   for (const auto& r : t.rows) {
     jobs.push_back({r[c_cluster], ToD(r[c_submit]), ToD(r[c_dur]), std::atoi(r[c_gpu].c_str())});
   }
-  std::sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.submit < b.submit; });
+  std::sort(jobs.begin(), jobs.end(),
+            [](const Job& a, const Job& b) { return a.submit < b.submit; });
   // t = 0 is taken as 2021-03-04 00:00 UTC (the README's start of collection).
   const double base_s = 1614816000;
   Score model, naive, naiveq;
@@ -641,10 +662,12 @@ void EvalItp(const std::string& dir) {
       naiveq.Add(j.duration, nq);
     }
   }
-  std::printf("\n### Training: Microsoft ITP jobs (history only), refit weekly, %d weeks scored\n\n",
-              weeks);
-  std::printf("Each week from day 14 to day 56: fit on the jobs finished before the week starts, "
-              "score the jobs submitted during it. Features: GPU count and cluster only.\n\n");
+  std::printf(
+      "\n### Training: Microsoft ITP jobs (history only), refit weekly, %d weeks scored\n\n",
+      weeks);
+  std::printf(
+      "Each week from day 14 to day 56: fit on the jobs finished before the week starts, "
+      "score the jobs submitted during it. Features: GPU count and cluster only.\n\n");
   PrintTrainingHeader();
   PrintScoreRow("all", "ordo", model);
   PrintScoreRow("all", "median of similar jobs", naive);
@@ -659,10 +682,12 @@ void EvalQuantization() {
   const auto& figures = ordo::forecast::PublishedQuantizationFigures();
   Score model, naive;
   std::printf("\n### Quantization: leave-one-out over the published figures\n\n");
-  std::printf("Each figure is forecast by a forecaster calibrated on all the others (the only "
-              "bitsandbytes figure cannot be left out and is skipped). Naive: the median time of "
-              "the other figures of the same algorithm, whatever the model size.\n\n");
-  std::printf("| figure | algorithm | params (B) | GPU | published | ordo p10 / p50 / p90 | naive |\n");
+  std::printf(
+      "Each figure is forecast by a forecaster calibrated on all the others (the only "
+      "bitsandbytes figure cannot be left out and is skipped). Naive: the median time of "
+      "the other figures of the same algorithm, whatever the model size.\n\n");
+  std::printf(
+      "| figure | algorithm | params (B) | GPU | published | ordo p10 / p50 / p90 | naive |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   for (std::size_t i = 0; i < figures.size(); ++i) {
     std::vector<ordo::forecast::PublishedFigure> others;

@@ -206,8 +206,7 @@ void CorrectionModel::Fit(const std::vector<CorrectionSample>& input,
     const Window out1 = k1.empty() ? Window{} : Around(by1[k1], i, e, e_after1, w);
     const Window out2 = k2.empty() ? Window{} : Around(by2[k2], i, e, e_after1, w);
     if (!k2.empty() && w2[k2] - out2.w > 1e-12) {
-      const double e1 =
-          k1.empty() ? 0.0 : (s1[k1] - out1.s) / (w1[k1] - out1.w + options_.shrink1);
+      const double e1 = k1.empty() ? 0.0 : (s1[k1] - out1.s) / (w1[k1] - out1.w + options_.shrink1);
       const double e2 = (s2[k2] - out2.s_after1) / (w2[k2] - out2.w + options_.shrink2);
       const double r = e_loo[i] - e1 - e2;
       seen2.values.push_back(r);
@@ -268,8 +267,7 @@ void CorrectionModel::Fit(const std::vector<CorrectionSample>& input,
   for (const auto& [k, pool] : fine_pool) fine_[k] = Summarise(pool);
 }
 
-CorrectionPrediction CorrectionModel::Predict(const std::vector<double>& x,
-                                              const std::string& key1,
+CorrectionPrediction CorrectionModel::Predict(const std::vector<double>& x, const std::string& key1,
                                               const std::string& key2) const {
   CorrectionPrediction out;
   out.samples = n_;

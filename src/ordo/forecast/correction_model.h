@@ -43,13 +43,13 @@ enum class ColumnKind : int {
 };
 
 struct CorrectionOptions {
-  double ridge_lambda = 4;        // in units of weighted observations, on standardised columns
-  double intercept_lambda = 1;    // shrinks the overall bias towards the prior's
-  double shrink1 = 5;             // pseudo-observations pulling a coarse group's effect to 0
-  double shrink2 = 5;             // ... and a fine group's
-  double default_sigma = 0.5;     // log-normal spread assumed with no history
-  double pool_pseudo_count = 10;  // weight of the default spread against a residual pool
-  double group_spread_count = 30; // a group's own residuals replace the pool's above this many
+  double ridge_lambda = 4;         // in units of weighted observations, on standardised columns
+  double intercept_lambda = 1;     // shrinks the overall bias towards the prior's
+  double shrink1 = 5;              // pseudo-observations pulling a coarse group's effect to 0
+  double shrink2 = 5;              // ... and a fine group's
+  double default_sigma = 0.5;      // log-normal spread assumed with no history
+  double pool_pseudo_count = 10;   // weight of the default spread against a residual pool
+  double group_spread_count = 30;  // a group's own residuals replace the pool's above this many
   // Leave-one-out for the seen pools also leaves out the group's samples within this distance
   // in time (the unit of CorrectionSample::time): repeated runs of one job in a burst would
   // otherwise vouch for each other and make the spread look tighter than for a new job.
@@ -98,7 +98,7 @@ class CorrectionModel {
   std::vector<double> mean_, scale_;  // standardisation of x (after within-group centring)
   std::vector<ColumnKind> kinds_;
   std::map<std::string, std::vector<double>> group_mean_;  // key1 -> means of kWithin columns
-  std::vector<double> beta_;          // intercept first
+  std::vector<double> beta_;                               // intercept first
   std::map<std::string, double> effect1_, effect2_;
   PoolSummary seen2_, seen1_, unseen_;
   std::map<std::string, PoolSummary> group_;  // key1 -> its leave-one-out residuals

@@ -31,8 +31,8 @@ struct ErrorModel {
     return additive ? actual - forecast : std::log(actual + eps) - std::log(forecast + eps);
   }
   [[nodiscard]] double Apply(double forecast, double residual) const {
-    return std::max(0.0, additive ? forecast + residual
-                                  : (forecast + eps) * std::exp(residual) - eps);
+    return std::max(0.0,
+                    additive ? forecast + residual : (forecast + eps) * std::exp(residual) - eps);
   }
 };
 
@@ -151,8 +151,8 @@ Core FitCore(int64_t first_hour, std::span<const double> v, const DemandOptions&
           xs.push_back(day_centre[k]);
         }
       }
-      edge_slope = std::clamp(TheilSen(xs, logs), -opt.max_trend_per_day / 24,
-                              opt.max_trend_per_day / 24);
+      edge_slope =
+          std::clamp(TheilSen(xs, logs), -opt.max_trend_per_day / 24, opt.max_trend_per_day / 24);
     }
     // Piecewise-linear level between day centres, following the trend beyond the ends.
     for (int64_t i = 0; i < n; ++i) {
@@ -208,7 +208,7 @@ Core FitCore(int64_t first_hour, std::span<const double> v, const DemandOptions&
   }
   core.profile = p;
   core.mode = *std::max_element(weeks_seen.begin(), weeks_seen.end()) >= 2 ? DemandMode::kWeekly
-                                                                            : DemandMode::kDaily;
+                                                                           : DemandMode::kDaily;
 
   // Where the level stands now: a recency-weighted trimmed mean of the deseasonalised rate over
   // the last week, moved forward by the trend over the weights' mean age.
@@ -247,9 +247,9 @@ Core FitCore(int64_t first_hour, std::span<const double> v, const DemandOptions&
       }
     }
   }
-  core.slope = xs.size() >= 3 ? std::clamp(TheilSen(xs, ys), -opt.max_trend_per_day,
-                                           opt.max_trend_per_day)
-                              : 0.0;
+  core.slope = xs.size() >= 3
+                   ? std::clamp(TheilSen(xs, ys), -opt.max_trend_per_day, opt.max_trend_per_day)
+                   : 0.0;
   if (w_sum > 0) core.level *= std::exp(core.slope * (age_sum / w_sum) / 24.0);
 
   for (int64_t i : obs) {
@@ -307,8 +307,8 @@ Result<DemandOptions> OptionsFromJson(const Json& j, const std::string& path) {
     if (!v) return tl::unexpected(v.error());
     if (!*v) continue;
     if (**v < f.lo || **v > f.hi) {
-      return FailInput(internal::Join(path, f.name), "must be between " + std::to_string(f.lo) +
-                                                         " and " + std::to_string(f.hi));
+      return FailInput(internal::Join(path, f.name),
+                       "must be between " + std::to_string(f.lo) + " and " + std::to_string(f.hi));
     }
     *f.target = **v;
   }
@@ -321,10 +321,14 @@ Result<DemandOptions> OptionsFromJson(const Json& j, const std::string& path) {
 
 std::string_view DemandModeName(DemandMode mode) {
   switch (mode) {
-    case DemandMode::kNone: return "none";
-    case DemandMode::kLevel: return "level";
-    case DemandMode::kDaily: return "daily";
-    case DemandMode::kWeekly: return "weekly";
+    case DemandMode::kNone:
+      return "none";
+    case DemandMode::kLevel:
+      return "level";
+    case DemandMode::kDaily:
+      return "daily";
+    case DemandMode::kWeekly:
+      return "weekly";
   }
   return "none";
 }
@@ -449,7 +453,8 @@ Result<void> DemandForecaster::FitHours() {
 
   const Core core = FitCore(first_hour_, v, options_, err);
   if (core.mode == DemandMode::kNone) {
-    return FailInput("history", "every hour is a gap (zero or near zero): nothing to forecast from");
+    return FailInput("history",
+                     "every hour is a gap (zero or near zero): nothing to forecast from");
   }
   mode_ = core.mode;
   profile_ = core.profile;
@@ -473,9 +478,9 @@ Result<void> DemandForecaster::FitHours() {
   for (int64_t day = min_origin_day; day <= last_day; ++day) {
     const int64_t origin = day * 24 - first_hour_;
     if (origin <= 0 || origin >= n) continue;
-    const Core past = FitCore(
-        first_hour_, std::span<const double>(v.data(), static_cast<std::size_t>(origin)),
-        options_, err);
+    const Core past =
+        FitCore(first_hour_, std::span<const double>(v.data(), static_cast<std::size_t>(origin)),
+                options_, err);
     if (past.mode == DemandMode::kNone) continue;
     for (int64_t i = origin; i < std::min(n, origin + kWeek); ++i) {
       const double actual = v[static_cast<std::size_t>(i)];
@@ -559,8 +564,11 @@ std::string DemandForecaster::Save() const {
   Json doc{{"kind", "demand"},
            {"version", kModelFormatVersion},
            {"options", OptionsToJson(options_)},
-           {"history", {{"first_hour", first_hour_}, {"rates", rates}, {"counts", counts_},
-                        {"last_time_s", last_time_s_}}}};
+           {"history",
+            {{"first_hour", first_hour_},
+             {"rates", rates},
+             {"counts", counts_},
+             {"last_time_s", last_time_s_}}}};
   // The fitted state, for people and tools to read; Load recomputes it from the history.
   doc["fitted"] = {{"mode", std::string(DemandModeName(mode_))},
                    {"level", level_},

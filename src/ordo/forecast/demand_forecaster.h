@@ -30,15 +30,15 @@
 namespace ordo::forecast {
 
 struct DemandOptions {
-  double week_half_life = 2.0;         // a week k weeks old weighs 0.5^(k / week_half_life)
-  int max_history_weeks = 8;           // history kept for Refit (and used by Fit)
-  double level_half_life_days = 2.0;   // recency of the level the forecast starts from
-  double trend_damping = 0.5;          // per day: day k ahead gets damping^k of the daily trend
-  double max_trend_per_day = 0.1;      // |log-level slope| cap, per day
-  double gap_fraction = 0.05;          // hours below this share of the median are gaps...
-  double sparse_zero_fraction = 0.3;   // ...unless more than this share of hours are zero
-  double weekly_shrink = 1.0;          // pseudo-weeks of the hour-of-day profile in each hour
-  int max_backtest_days = 28;          // backtest origins (days) looked at, most recent first
+  double week_half_life = 2.0;        // a week k weeks old weighs 0.5^(k / week_half_life)
+  int max_history_weeks = 8;          // history kept for Refit (and used by Fit)
+  double level_half_life_days = 2.0;  // recency of the level the forecast starts from
+  double trend_damping = 0.5;         // per day: day k ahead gets damping^k of the daily trend
+  double max_trend_per_day = 0.1;     // |log-level slope| cap, per day
+  double gap_fraction = 0.05;         // hours below this share of the median are gaps...
+  double sparse_zero_fraction = 0.3;  // ...unless more than this share of hours are zero
+  double weekly_shrink = 1.0;         // pseudo-weeks of the hour-of-day profile in each hour
+  int max_backtest_days = 28;         // backtest origins (days) looked at, most recent first
   // The backtest's p10/p90 errors are stretched by this share: a few weeks of errors understate
   // the tails. 0.2 gave 80% coverage on a development split inside ServeGen's week one.
   double interval_widening = 0.2;
@@ -81,16 +81,16 @@ class DemandForecaster final : public ForecasterOf<RatePoint, double> {
   // Kept history: hourly means from first_hour_, NaN where nothing was observed.
   int64_t first_hour_ = 0;
   std::vector<double> hours_;
-  std::vector<int> counts_;      // points averaged into each hour
-  double last_time_s_ = 0;       // the latest point's time, for Refit's order check
+  std::vector<int> counts_;  // points averaged into each hour
+  double last_time_s_ = 0;   // the latest point's time, for Refit's order check
   // Fitted state.
   DemandMode mode_ = DemandMode::kNone;
   std::array<double, 168> profile_{};
-  double level_ = 0;             // at the end of history
-  double slope_per_day_ = 0;     // log level
-  int64_t end_hour_ = 0;         // first hour after the history
-  double eps_ = 0;               // added before taking logs, so zeros are allowed
-  bool additive_ = false;        // sparse traffic: errors are differences, not log ratios
+  double level_ = 0;          // at the end of history
+  double slope_per_day_ = 0;  // log level
+  int64_t end_hour_ = 0;      // first hour after the history
+  double eps_ = 0;            // added before taking logs, so zeros are allowed
+  bool additive_ = false;     // sparse traffic: errors are differences, not log ratios
   // Quantiles (q10, q50, q90) of the backtest's errors (log ratios, or differences for sparse
   // traffic), by days ahead (the last entry serves every later day).
   std::array<std::array<double, 3>, kHorizonDays> resid_{};

@@ -73,8 +73,8 @@ Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json
   return ForecastDurationSteps(job, features_json, step_minutes, DurationResolverOptions{});
 }
 
-Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,
-                                  int step_minutes, const DurationResolverOptions& options) {
+Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json, int step_minutes,
+                                  const DurationResolverOptions& options) {
   if (step_minutes < 1) return FailInput("step_minutes", "must be >= 1");
   const int job_gpus = job.shapes.empty() ? 0 : job.shapes.front().gpus;
   if (job.kind == JobKind::kQuantization) {

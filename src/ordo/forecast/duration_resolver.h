@@ -45,8 +45,7 @@ struct DurationResolverOptions {
 
 /// Reads quantization features {"params_b", "algorithm", "gpu_type", "model"} (unknown keys are
 /// errors unless they start with `x-`).
-[[nodiscard]] Result<QuantizationQuery> ParseQuantizationFeatures(std::string_view json,
-                                                                  const std::string& path =
-                                                                      "features");
+[[nodiscard]] Result<QuantizationQuery> ParseQuantizationFeatures(
+    std::string_view json, const std::string& path = "features");
 
 }  // namespace ordo::forecast

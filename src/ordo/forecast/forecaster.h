@@ -36,9 +36,12 @@ enum class QuantileLevel : int { kP10 = 0, kP50 = 1, kP90 = 2 };
 
 inline double Pick(const Quantiles& q, QuantileLevel level) {
   switch (level) {
-    case QuantileLevel::kP10: return q.p10;
-    case QuantileLevel::kP50: return q.p50;
-    case QuantileLevel::kP90: return q.p90;
+    case QuantileLevel::kP10:
+      return q.p10;
+    case QuantileLevel::kP50:
+      return q.p50;
+    case QuantileLevel::kP90:
+      return q.p90;
   }
   return q.p50;
 }

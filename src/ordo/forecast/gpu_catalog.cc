@@ -84,12 +84,18 @@ std::string Normalise(std::string_view name) {
 
 std::string_view PrecisionName(Precision p) {
   switch (p) {
-    case Precision::kBf16: return "bf16";
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp8: return "fp8";
-    case Precision::kFp4: return "fp4";
-    case Precision::kTf32: return "tf32";
-    case Precision::kFp32: return "fp32";
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp8:
+      return "fp8";
+    case Precision::kFp4:
+      return "fp4";
+    case Precision::kTf32:
+      return "tf32";
+    case Precision::kFp32:
+      return "fp32";
   }
   return "bf16";
 }
@@ -115,10 +121,13 @@ double GpuSpec::PeakTflops(Precision p) const {
       if (fp8_tflops > 0) return fp8_tflops;
       return bf16_tflops;
     case Precision::kBf16:
-    case Precision::kFp16: return bf16_tflops;
-    case Precision::kTf32: return bf16_tflops / 2;
+    case Precision::kFp16:
+      return bf16_tflops;
+    case Precision::kTf32:
+      return bf16_tflops / 2;
     // Plain fp32 has no tensor-core path on most parts: roughly a fifteenth of bf16.
-    case Precision::kFp32: return bf16_tflops / 15;
+    case Precision::kFp32:
+      return bf16_tflops / 15;
   }
   return bf16_tflops;
 }

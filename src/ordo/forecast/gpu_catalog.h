@@ -18,14 +18,23 @@ std::optional<Precision> ParsePrecision(std::string_view name);
 /// A coarse family for the learned correction (software maturity and memory systems differ more
 /// by family than by model).
 enum class GpuFamily : int {
-  kOther = 0, kNvidiaVolta = 1, kNvidiaAmpere = 2, kNvidiaAda = 3, kNvidiaHopper = 4,
-  kNvidiaBlackwell = 5, kAmdCdna2 = 6, kAmdCdna3 = 7, kAmdCdna4 = 8, kGoogleTpu = 9,
-  kIntelGaudi = 10, kConsumer = 11,
+  kOther = 0,
+  kNvidiaVolta = 1,
+  kNvidiaAmpere = 2,
+  kNvidiaAda = 3,
+  kNvidiaHopper = 4,
+  kNvidiaBlackwell = 5,
+  kAmdCdna2 = 6,
+  kAmdCdna3 = 7,
+  kAmdCdna4 = 8,
+  kGoogleTpu = 9,
+  kIntelGaudi = 10,
+  kConsumer = 11,
 };
 inline constexpr int kGpuFamilyCount = 12;
 
 struct GpuSpec {
-  std::string name;        // canonical: "H100", "B200", "MI300X", ...
+  std::string name;  // canonical: "H100", "B200", "MI300X", ...
   GpuFamily family = GpuFamily::kOther;
   double bf16_tflops = 0;  // dense
   double fp8_tflops = 0;   // 0 when not supported in hardware

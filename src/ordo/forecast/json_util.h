@@ -3,11 +3,10 @@
 #pragma once
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "ordo/core/error.h"
 

@@ -27,17 +27,20 @@ Result<double> SlowdownVsA100(const std::string& gpu_type, const std::string& fi
 
 std::string Key2(const QuantizationQuery& q) {
   const auto gpu = FindGpu(q.gpu_type);
-  return std::string(QuantAlgorithmName(q.algorithm)) + "|" + (gpu ? gpu->name : q.gpu_type) +
-         "|" + q.model;
+  return std::string(QuantAlgorithmName(q.algorithm)) + "|" + (gpu ? gpu->name : q.gpu_type) + "|" +
+         q.model;
 }
 
 }  // namespace
 
 std::string_view QuantAlgorithmName(QuantAlgorithm a) {
   switch (a) {
-    case QuantAlgorithm::kBitsandbytes: return "bitsandbytes";
-    case QuantAlgorithm::kAwq: return "awq";
-    case QuantAlgorithm::kGptq: return "gptq";
+    case QuantAlgorithm::kBitsandbytes:
+      return "bitsandbytes";
+    case QuantAlgorithm::kAwq:
+      return "awq";
+    case QuantAlgorithm::kGptq:
+      return "gptq";
   }
   return "gptq";
 }
@@ -101,7 +104,8 @@ void QuantizationForecaster::Calibrate(const std::vector<PublishedFigure>& figur
   for (const PublishedFigure& f : figures) {
     auto slow = SlowdownVsA100(f.gpu_type, "gpu_type");
     if (!slow || !(f.params_b > 0) || !(f.seconds > 0)) continue;
-    rates[static_cast<std::size_t>(f.algorithm)].push_back(std::log(f.seconds / *slow / f.params_b));
+    rates[static_cast<std::size_t>(f.algorithm)].push_back(
+        std::log(f.seconds / *slow / f.params_b));
   }
   double overall = 0;
   int count = 0;
@@ -176,10 +180,10 @@ Result<void> QuantizationForecaster::Fit(std::span<const QuantizationObservation
     CorrectionSample s;
     s.x = {std::log(o.query.params_b)};
     s.y = std::log(o.duration_s) - std::log(*base);
-    s.weight = o.time_s && latest > -1e300
-                   ? std::max(1e-6, std::pow(0.5, (latest - *o.time_s) / 86400 /
-                                                      options_.half_life_days))
-                   : 1.0;
+    s.weight =
+        o.time_s && latest > -1e300
+            ? std::max(1e-6, std::pow(0.5, (latest - *o.time_s) / 86400 / options_.half_life_days))
+            : 1.0;
     s.key1 = std::string(QuantAlgorithmName(o.query.algorithm));
     s.key2 = Key2(o.query);
     s.time = o.time_s.value_or(0) / 86400;
@@ -221,8 +225,8 @@ std::string QuantizationForecaster::Save() const {
   }
   Json doc{{"kind", "quantization"},
            {"version", kModelFormatVersion},
-           {"options", {{"half_life_days", options_.half_life_days},
-                        {"max_history", options_.max_history}}},
+           {"options",
+            {{"half_life_days", options_.half_life_days}, {"max_history", options_.max_history}}},
            {"history", std::move(hist)}};
   // For people to read: the published calibration (seconds per billion parameters on an A100).
   doc["fitted"] = {{"seconds_per_b_params_a100", rates}, {"log_sigma", sigma_}};

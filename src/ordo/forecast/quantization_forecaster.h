@@ -12,7 +12,7 @@
 // returned by PublishedQuantizationFigures().
 //
 //   QuantizationForecaster f;                               // published calibration only
-//   auto q = f.Predict({.params_b = 70, .algorithm = QuantAlgorithm::kAwq});  // ~1 h on A100
+//   auto q = f.Predict({.params_b = 70, .algorithm = QuantAlgorithm::kAwq});  // p50 ~2.4 h, A100
 #pragma once
 
 #include <array>
@@ -39,7 +39,7 @@ struct QuantizationQuery {
   double params_b = 0;  // billions, > 0
   QuantAlgorithm algorithm = QuantAlgorithm::kGptq;
   std::string gpu_type = "A100";
-  std::string model;    // identity for history ("llama-3-70b"); optional
+  std::string model;  // identity for history ("llama-3-70b"); optional
 };
 
 struct QuantizationObservation {

@@ -18,13 +18,13 @@ double Quantile(std::span<const double> values, double q) {
   return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
-double WeightedQuantile(std::span<const double> values, std::span<const double> weights,
-                        double q) {
+double WeightedQuantile(std::span<const double> values, std::span<const double> weights, double q) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (values.empty() || values.size() != weights.size()) return nan;
   std::vector<std::size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
   double total = 0;
   for (double w : weights) total += std::max(0.0, w);
   if (total <= 0) return nan;
@@ -59,7 +59,8 @@ double WeightedTrimmedMean(std::span<const double> values, std::span<const doubl
   if (values.empty() || values.size() != weights.size()) return nan;
   std::vector<std::size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
   double total = 0;
   for (double w : weights) total += std::max(0.0, w);
   if (total <= 0) return nan;

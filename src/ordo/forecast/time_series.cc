@@ -110,9 +110,8 @@ Result<double> ParseTimestamp(std::string_view text, const std::string& field) {
   std::size_t pos = 0;
   int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   double frac = 0;
-  if (!Digits(s, pos, 4, year) || pos >= s.size() || s[pos++] != '-' ||
-      !Digits(s, pos, 2, month) || pos >= s.size() || s[pos++] != '-' ||
-      !Digits(s, pos, 2, day)) {
+  if (!Digits(s, pos, 4, year) || pos >= s.size() || s[pos++] != '-' || !Digits(s, pos, 2, month) ||
+      pos >= s.size() || s[pos++] != '-' || !Digits(s, pos, 2, day)) {
     return bad("expected YYYY-MM-DD");
   }
   if (month < 1 || month > 12) return bad("month out of range");
@@ -244,10 +243,12 @@ Result<std::vector<RatePoint>> ParseRateCsv(std::string_view text) {
     if (name == "time" && time_col < 0) time_col = static_cast<int>(c);
     if (name == "rate" && rate_col < 0) rate_col = static_cast<int>(c);
   }
-  if (time_col < 0) return FailInput("time", "missing column `time` in the header (line " +
-                                                 std::to_string(header_line + 1) + ")");
-  if (rate_col < 0) return FailInput("rate", "missing column `rate` in the header (line " +
-                                                 std::to_string(header_line + 1) + ")");
+  if (time_col < 0)
+    return FailInput("time", "missing column `time` in the header (line " +
+                                 std::to_string(header_line + 1) + ")");
+  if (rate_col < 0)
+    return FailInput("rate", "missing column `rate` in the header (line " +
+                                 std::to_string(header_line + 1) + ")");
   std::vector<RatePoint> points;
   const auto needed = static_cast<std::size_t>(std::max(time_col, rate_col)) + 1;
   for (std::size_t l = header_line + 1; l < lines.size(); ++l) {

@@ -18,8 +18,8 @@ struct RatePoint {
 };
 
 /// Unix seconds from "2024-05-06T14:00:00Z", "2024-05-06 14:00", "2024-05-06T14:00:00.5+02:00",
-/// "2024-05-06" (midnight UTC), or a plain number of seconds ("1714996800", "1.7e9"). A time without
-/// an offset is UTC. `field` names the value in the error.
+/// "2024-05-06" (midnight UTC), or a plain number of seconds ("1714996800", "1.7e9"). A time
+/// without an offset is UTC. `field` names the value in the error.
 [[nodiscard]] Result<double> ParseTimestamp(std::string_view text, const std::string& field);
 
 /// "2024-05-06T14:00:00Z" (whole seconds, UTC).

@@ -31,17 +31,28 @@ constexpr double kFrozen4BitBytes = 0.55;  // NF4 weights plus quantisation cons
 
 std::string_view TrainingMethodName(TrainingMethod m) {
   switch (m) {
-    case TrainingMethod::kPretrain: return "pretrain";
-    case TrainingMethod::kCpt: return "cpt";
-    case TrainingMethod::kFullFinetune: return "full_finetune";
-    case TrainingMethod::kSft: return "sft";
-    case TrainingMethod::kLora: return "lora";
-    case TrainingMethod::kQlora: return "qlora";
-    case TrainingMethod::kDpo: return "dpo";
-    case TrainingMethod::kRlhf: return "rlhf";
-    case TrainingMethod::kRlvr: return "rlvr";
-    case TrainingMethod::kDistillation: return "distillation";
-    case TrainingMethod::kBatchInference: return "batch_inference";
+    case TrainingMethod::kPretrain:
+      return "pretrain";
+    case TrainingMethod::kCpt:
+      return "cpt";
+    case TrainingMethod::kFullFinetune:
+      return "full_finetune";
+    case TrainingMethod::kSft:
+      return "sft";
+    case TrainingMethod::kLora:
+      return "lora";
+    case TrainingMethod::kQlora:
+      return "qlora";
+    case TrainingMethod::kDpo:
+      return "dpo";
+    case TrainingMethod::kRlhf:
+      return "rlhf";
+    case TrainingMethod::kRlvr:
+      return "rlvr";
+    case TrainingMethod::kDistillation:
+      return "distillation";
+    case TrainingMethod::kBatchInference:
+      return "batch_inference";
   }
   return "pretrain";
 }
@@ -76,12 +87,34 @@ Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std:
   if (!doc) return tl::unexpected(doc.error());
   const Json& j = *doc;
   if (!j.is_object()) return FailInput(path, "must be a JSON object");
-  static const std::set<std::string> kKnown = {
-      "method", "params_b", "active_params_b", "trainable_fraction", "tokens", "samples",
-      "seq_len", "epochs", "global_batch", "precision", "gpu_type", "gpu_count", "tp", "pp", "dp",
-      "activation_checkpointing", "flops_per_sample", "rollout_tokens", "generations_per_prompt",
-      "teacher_params_b", "critic_params_b", "reward_params_b", "gpu_memory_gb", "mfu",
-      "peak_tflops", "overhead_s", "model", "group"};
+  static const std::set<std::string> kKnown = {"method",
+                                               "params_b",
+                                               "active_params_b",
+                                               "trainable_fraction",
+                                               "tokens",
+                                               "samples",
+                                               "seq_len",
+                                               "epochs",
+                                               "global_batch",
+                                               "precision",
+                                               "gpu_type",
+                                               "gpu_count",
+                                               "tp",
+                                               "pp",
+                                               "dp",
+                                               "activation_checkpointing",
+                                               "flops_per_sample",
+                                               "rollout_tokens",
+                                               "generations_per_prompt",
+                                               "teacher_params_b",
+                                               "critic_params_b",
+                                               "reward_params_b",
+                                               "gpu_memory_gb",
+                                               "mfu",
+                                               "peak_tflops",
+                                               "overhead_s",
+                                               "model",
+                                               "group"};
   for (const auto& [key, value] : j.items()) {
     if (key.rfind("x-", 0) == 0) continue;
     if (!kKnown.count(key)) return FailInput(internal::Join(path, key), "unknown feature");
@@ -93,14 +126,20 @@ Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std:
     const char* key;
     std::optional<double>* target;
   };
-  const Pos positives[] = {
-      {"params_b", &f.params_b}, {"active_params_b", &f.active_params_b},
-      {"tokens", &f.tokens}, {"samples", &f.samples}, {"seq_len", &f.seq_len},
-      {"global_batch", &f.global_batch}, {"flops_per_sample", &f.flops_per_sample},
-      {"rollout_tokens", &f.rollout_tokens}, {"generations_per_prompt", &f.generations_per_prompt},
-      {"teacher_params_b", &f.teacher_params_b}, {"critic_params_b", &f.critic_params_b},
-      {"reward_params_b", &f.reward_params_b}, {"gpu_memory_gb", &f.gpu_memory_gb},
-      {"peak_tflops", &f.peak_tflops}};
+  const Pos positives[] = {{"params_b", &f.params_b},
+                           {"active_params_b", &f.active_params_b},
+                           {"tokens", &f.tokens},
+                           {"samples", &f.samples},
+                           {"seq_len", &f.seq_len},
+                           {"global_batch", &f.global_batch},
+                           {"flops_per_sample", &f.flops_per_sample},
+                           {"rollout_tokens", &f.rollout_tokens},
+                           {"generations_per_prompt", &f.generations_per_prompt},
+                           {"teacher_params_b", &f.teacher_params_b},
+                           {"critic_params_b", &f.critic_params_b},
+                           {"reward_params_b", &f.reward_params_b},
+                           {"gpu_memory_gb", &f.gpu_memory_gb},
+                           {"peak_tflops", &f.peak_tflops}};
   for (const Pos& p : positives) {
     auto v = internal::OptNumber(j, p.key, path);
     if (!v) return tl::unexpected(v.error());
@@ -148,8 +187,8 @@ Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std:
                                       " but gpu_count is " + std::to_string(*f.gpu_count));
   }
   if (f.gpu_count && *f.gpu_count % (f.tp * f.pp) != 0) {
-    return FailInput(field("gpu_count"), "must be a multiple of tp * pp (" +
-                                             std::to_string(f.tp * f.pp) + ")");
+    return FailInput(field("gpu_count"),
+                     "must be a multiple of tp * pp (" + std::to_string(f.tp * f.pp) + ")");
   }
   if (auto v = internal::OptBool(j, "activation_checkpointing", path); !v) {
     return tl::unexpected(v.error());
@@ -186,7 +225,8 @@ Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std:
       for (const std::string& n : KnownGpuNames()) known += (known.empty() ? "" : ", ") + n;
       return FailInput(field("gpu_type"), "unknown GPU type \"" + f.gpu_type +
                                               "\" (give peak_tflops and gpu_memory_gb, or one "
-                                              "of: " + known + ")");
+                                              "of: " +
+                                              known + ")");
     }
   }
   for (auto [key, target] : {std::pair{"model", &f.model}, std::pair{"group", &f.group}}) {
@@ -204,14 +244,22 @@ std::string TrainingFeaturesToJson(const TrainingFeatures& f) {
   Json j = Json::object();
   if (f.method) j["method"] = std::string(TrainingMethodName(*f.method));
   const std::pair<const char*, const std::optional<double>*> numbers[] = {
-      {"params_b", &f.params_b}, {"active_params_b", &f.active_params_b},
-      {"trainable_fraction", &f.trainable_fraction}, {"tokens", &f.tokens},
-      {"samples", &f.samples}, {"seq_len", &f.seq_len}, {"global_batch", &f.global_batch},
-      {"flops_per_sample", &f.flops_per_sample}, {"rollout_tokens", &f.rollout_tokens},
+      {"params_b", &f.params_b},
+      {"active_params_b", &f.active_params_b},
+      {"trainable_fraction", &f.trainable_fraction},
+      {"tokens", &f.tokens},
+      {"samples", &f.samples},
+      {"seq_len", &f.seq_len},
+      {"global_batch", &f.global_batch},
+      {"flops_per_sample", &f.flops_per_sample},
+      {"rollout_tokens", &f.rollout_tokens},
       {"generations_per_prompt", &f.generations_per_prompt},
-      {"teacher_params_b", &f.teacher_params_b}, {"critic_params_b", &f.critic_params_b},
-      {"reward_params_b", &f.reward_params_b}, {"gpu_memory_gb", &f.gpu_memory_gb},
-      {"mfu", &f.mfu}, {"peak_tflops", &f.peak_tflops}};
+      {"teacher_params_b", &f.teacher_params_b},
+      {"critic_params_b", &f.critic_params_b},
+      {"reward_params_b", &f.reward_params_b},
+      {"gpu_memory_gb", &f.gpu_memory_gb},
+      {"mfu", &f.mfu},
+      {"peak_tflops", &f.peak_tflops}};
   for (const auto& [key, value] : numbers) {
     if (*value) j[key] = **value;
   }
@@ -249,8 +297,8 @@ Result<PriorBreakdown> PhysicalPrior(const TrainingFeatures& f) {
     tokens *= generations;  // every generated sequence is trained on
   }
   // Forward FLOPs of the model over the processed tokens.
-  const double forward = f.flops_per_sample ? *f.flops_per_sample * samples * (rl ? generations : 1)
-                                            : 2 * n * tokens;
+  const double forward =
+      f.flops_per_sample ? *f.flops_per_sample * samples * (rl ? generations : 1) : 2 * n * tokens;
   const double recompute = f.activation_checkpointing ? forward : 0;
   const double trainable = f.trainable_fraction.value_or(
       m == TrainingMethod::kLora || m == TrainingMethod::kQlora ? 0.01 : 1.0);
@@ -290,8 +338,8 @@ Result<PriorBreakdown> PhysicalPrior(const TrainingFeatures& f) {
     out.generation_flops = 2 * n * samples * generations * response;
   }
   const auto gpu = FindGpu(f.gpu_type);
-  out.peak_tflops_per_gpu = f.peak_tflops ? *f.peak_tflops
-                                          : (gpu ? gpu->PeakTflops(f.precision) : 300.0);
+  out.peak_tflops_per_gpu =
+      f.peak_tflops ? *f.peak_tflops : (gpu ? gpu->PeakTflops(f.precision) : 300.0);
   const int gpus = f.GpuCount();
   if (f.mfu) {
     out.mfu = *f.mfu;
@@ -355,8 +403,8 @@ Result<MemoryPlan> RecommendGpus(const TrainingFeatures& f, int max_gpus) {
   const double hidden = 128 * layers;
   const double seq = f.seq_len.value_or(2048);
   const double per_layer = m == TrainingMethod::kBatchInference ? 4.0
-                           : f.activation_checkpointing          ? 2.0
-                                                                 : 34.0;
+                           : f.activation_checkpointing         ? 2.0
+                                                                : 34.0;
   MemoryPlan plan;
   plan.state_gb = bytes / 1e9;
   plan.activation_gb = per_layer * seq * hidden * layers / 1e9;

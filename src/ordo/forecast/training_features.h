@@ -20,7 +20,7 @@
 //
 //   auto f = ParseTrainingFeatures(R"({"method": "lora", "params_b": 70, "tokens": 2.5e7,
 //                                     "gpu_type": "H100", "gpu_count": 8})");
-//   double s = PhysicalPrior(*f).seconds;   // about 1,100 s
+//   double s = PhysicalPrior(*f).seconds;   // about 2,000 s
 #pragma once
 
 #include <optional>
@@ -35,8 +35,17 @@ namespace ordo::forecast {
 
 /// Stored in features and history: values only grow at the end.
 enum class TrainingMethod : int {
-  kPretrain = 0, kCpt = 1, kFullFinetune = 2, kSft = 3, kLora = 4, kQlora = 5, kDpo = 6,
-  kRlhf = 7, kRlvr = 8, kDistillation = 9, kBatchInference = 10,
+  kPretrain = 0,
+  kCpt = 1,
+  kFullFinetune = 2,
+  kSft = 3,
+  kLora = 4,
+  kQlora = 5,
+  kDpo = 6,
+  kRlhf = 7,
+  kRlvr = 8,
+  kDistillation = 9,
+  kBatchInference = 10,
 };
 inline constexpr int kTrainingMethodCount = 11;
 std::string_view TrainingMethodName(TrainingMethod m);
@@ -45,33 +54,33 @@ std::optional<TrainingMethod> ParseTrainingMethod(std::string_view name);
 
 struct TrainingFeatures {
   std::optional<TrainingMethod> method;
-  std::optional<double> params_b;           // model parameters, billions
-  std::optional<double> active_params_b;    // MoE: parameters active per token
-  std::optional<double> trainable_fraction; // LoRA/QLoRA adapters; default 0.01 there, else 1
-  std::optional<double> tokens;             // tokens per epoch (or samples x seq_len)
-  std::optional<double> samples;            // per epoch (prompts for RL)
-  std::optional<double> seq_len;            // tokens per sample (prompt + response for RL)
+  std::optional<double> params_b;            // model parameters, billions
+  std::optional<double> active_params_b;     // MoE: parameters active per token
+  std::optional<double> trainable_fraction;  // LoRA/QLoRA adapters; default 0.01 there, else 1
+  std::optional<double> tokens;              // tokens per epoch (or samples x seq_len)
+  std::optional<double> samples;             // per epoch (prompts for RL)
+  std::optional<double> seq_len;             // tokens per sample (prompt + response for RL)
   double epochs = 1;
-  std::optional<double> global_batch;       // samples per optimizer step
+  std::optional<double> global_batch;  // samples per optimizer step
   Precision precision = Precision::kBf16;
-  std::string gpu_type = "gpu";             // as in a scenario; see gpu_catalog.h
+  std::string gpu_type = "gpu";  // as in a scenario; see gpu_catalog.h
   std::optional<int> gpu_count;
-  int tp = 1;                               // tensor parallel
-  int pp = 1;                               // pipeline parallel
-  std::optional<int> dp;                    // data parallel; default gpu_count / (tp * pp)
+  int tp = 1;             // tensor parallel
+  int pp = 1;             // pipeline parallel
+  std::optional<int> dp;  // data parallel; default gpu_count / (tp * pp)
   bool activation_checkpointing = false;
-  std::optional<double> flops_per_sample;   // forward FLOPs per sample (CNNs, diffusion, ...)
-  std::optional<double> rollout_tokens;     // RL: generated tokens per sequence
+  std::optional<double> flops_per_sample;        // forward FLOPs per sample (CNNs, diffusion, ...)
+  std::optional<double> rollout_tokens;          // RL: generated tokens per sequence
   std::optional<double> generations_per_prompt;  // RLVR: default 8; RLHF: 1
-  std::optional<double> teacher_params_b;   // distillation (required there)
-  std::optional<double> critic_params_b;    // RLHF: default params_b
-  std::optional<double> reward_params_b;    // RLHF: default params_b
-  std::optional<double> gpu_memory_gb;      // default: the catalog's
-  std::optional<double> mfu;                // override the default model FLOPs utilisation
-  std::optional<double> peak_tflops;        // override the catalog's throughput per GPU
-  double overhead_s = 0;                    // start-up, checkpoint loading, evaluation
-  std::string model;                        // identity for learning from history ("llama-70b")
-  std::string group;                        // who or where ("cluster04", a team) for history
+  std::optional<double> teacher_params_b;        // distillation (required there)
+  std::optional<double> critic_params_b;         // RLHF: default params_b
+  std::optional<double> reward_params_b;         // RLHF: default params_b
+  std::optional<double> gpu_memory_gb;           // default: the catalog's
+  std::optional<double> mfu;                     // override the default model FLOPs utilisation
+  std::optional<double> peak_tflops;             // override the catalog's throughput per GPU
+  double overhead_s = 0;                         // start-up, checkpoint loading, evaluation
+  std::string model;                             // identity for learning from history ("llama-70b")
+  std::string group;                             // who or where ("cluster04", a team) for history
 
   /// True when params, tokens (or samples) and a method are given, so the physical prior applies.
   [[nodiscard]] bool HasPhysics() const;
@@ -99,11 +108,11 @@ struct PriorBreakdown {
 [[nodiscard]] Result<PriorBreakdown> PhysicalPrior(const TrainingFeatures& f);
 
 struct MemoryPlan {
-  double state_gb = 0;            // weights, gradients, optimizer states, frozen models (total)
-  double activation_gb = 0;       // one sequence in flight per model replica
-  double per_gpu_gb = 0;          // at `gpus`
-  int gpus = 0;                   // smallest power of two that fits (>= tp * pp)
-  bool fits = false;              // false when even the largest count tried does not fit
+  double state_gb = 0;       // weights, gradients, optimizer states, frozen models (total)
+  double activation_gb = 0;  // one sequence in flight per model replica
+  double per_gpu_gb = 0;     // at `gpus`
+  int gpus = 0;              // smallest power of two that fits (>= tp * pp)
+  bool fits = false;         // false when even the largest count tried does not fit
 };
 
 /// The memory a job needs and the smallest power-of-two GPU count whose memory holds it, states

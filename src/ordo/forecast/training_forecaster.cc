@@ -16,8 +16,7 @@ using internal::Json;
 double SafeLog(double x) { return std::log(std::max(x, 1e-12)); }
 
 double TotalTokens(const TrainingFeatures& f) {
-  const double per_epoch = f.tokens ? *f.tokens
-                                    : f.samples.value_or(0) * f.seq_len.value_or(2048);
+  const double per_epoch = f.tokens ? *f.tokens : f.samples.value_or(0) * f.seq_len.value_or(2048);
   return per_epoch * f.epochs;
 }
 
@@ -55,7 +54,7 @@ std::vector<double> PhysicalRegressors(const TrainingFeatures& f, double prior_s
 std::vector<ColumnKind> PhysicalColumnKinds() {
   std::vector<ColumnKind> k(8 + kTrainingMethodCount + kGpuFamilyCount + 3, ColumnKind::kJob);
   k[0] = k[4] = ColumnKind::kWithin;  // log prior, log batch
-  k[2] = k[3] = ColumnKind::kGroup;          // log parameters, log tokens
+  k[2] = k[3] = ColumnKind::kGroup;   // log parameters, log tokens
   for (int m = 0; m < kTrainingMethodCount; ++m) {
     k[8 + static_cast<std::size_t>(m)] = ColumnKind::kGroup;
   }
@@ -87,8 +86,7 @@ std::string Key2(const std::string& key1, const TrainingFeatures& f, bool with_g
 }
 
 Quantiles ToSeconds(double log_base, const std::array<double, 3>& q) {
-  return Quantiles{std::exp(log_base + q[0]), std::exp(log_base + q[1]),
-                   std::exp(log_base + q[2])};
+  return Quantiles{std::exp(log_base + q[0]), std::exp(log_base + q[1]), std::exp(log_base + q[2])};
 }
 
 }  // namespace
@@ -194,8 +192,8 @@ Result<TrainingForecast> TrainingForecaster::Forecast(const TrainingFeatures& f,
     const double years = time_s && latest_time_s_
                              ? std::clamp((*time_s - *latest_time_s_) / kYear, -50.0, 1.0)
                              : 0.0;
-    const CorrectionPrediction c = physical_.Predict(PhysicalRegressors(f, prior->seconds, years),
-                                                     key1, Key2(key1, f, true));
+    const CorrectionPrediction c =
+        physical_.Predict(PhysicalRegressors(f, prior->seconds, years), key1, Key2(key1, f, true));
     out.seconds = ToSeconds(SafeLog(prior->seconds), c.q);
     out.seen = c.seen;
     out.history = physical_n_;
@@ -232,9 +230,10 @@ std::string TrainingForecaster::Save() const {
   }
   Json doc{{"kind", "training"},
            {"version", kModelFormatVersion},
-           {"options", {{"half_life_days", options_.half_life_days},
-                        {"leave_out_days", options_.leave_out_days},
-                        {"max_history", options_.max_history}}},
+           {"options",
+            {{"half_life_days", options_.half_life_days},
+             {"leave_out_days", options_.leave_out_days},
+             {"max_history", options_.max_history}}},
            {"history", std::move(hist)}};
   // For people to read; Load refits from the history, so these can never disagree with it.
   doc["fitted"] = {{"physical_observations", physical_n_},

@@ -30,8 +30,8 @@ namespace ordo::forecast {
 
 struct TrainingObservation {
   TrainingFeatures features;
-  double duration_s = 0;        // how long it ran
-  std::optional<double> time_s; // when (Unix seconds), for recency; absent = as recent as any
+  double duration_s = 0;         // how long it ran
+  std::optional<double> time_s;  // when (Unix seconds), for recency; absent = as recent as any
 };
 
 struct TrainingOptions {
@@ -74,7 +74,7 @@ class TrainingForecaster final : public ForecasterOf<TrainingObservation, Traini
   std::vector<TrainingObservation> history_;
   CorrectionModel physical_;
   CorrectionModel history_only_;
-  double history_only_base_ = 0;  // log of the weighted median duration of history-only jobs
+  double history_only_base_ = 0;         // log of the weighted median duration of history-only jobs
   std::optional<double> latest_time_s_;  // newest observation's time
   int physical_n_ = 0;
   int history_only_n_ = 0;

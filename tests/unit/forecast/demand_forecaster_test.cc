@@ -277,7 +277,8 @@ TEST(HourOfWeek, MondayMidnightIsZero) {
 // ServeGen's m-small (real traffic): fit on week one, forecast week two.
 TEST(DemandForecasterRealData, ServeGenWeekTwoBeatsSameHourLastWeek) {
   const auto dir = testing::RealDataDir();
-  if (!dir) GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
+  if (!dir)
+    GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
   const auto rows = testing::ReadCsv(*dir / "inference" / "servegen_rate_hourly.csv");
   ASSERT_FALSE(rows.empty());
   const int cm = testing::Column(rows[0], "model");
@@ -289,7 +290,8 @@ TEST(DemandForecasterRealData, ServeGenWeekTwoBeatsSameHourLastWeek) {
     for (std::size_t i = 1; i < rows.size(); ++i) {
       if (rows[i][static_cast<std::size_t>(cm)] != model) continue;
       const int h = std::stoi(rows[i][static_cast<std::size_t>(ch)]);
-      if (h < 336) series[static_cast<std::size_t>(h)] = std::stod(rows[i][static_cast<std::size_t>(cr)]);
+      if (h < 336)
+        series[static_cast<std::size_t>(h)] = std::stod(rows[i][static_cast<std::size_t>(cr)]);
     }
     std::vector<RatePoint> week1;
     std::vector<double> w1;

@@ -26,8 +26,7 @@ TEST(ForecastDurationSteps, TrainingJobUsesItsShapesGpusAndType) {
   // The same features with the GPU count and type spelled out give the same answer.
   auto explicit_steps = ForecastDurationSteps(
       MakeJob(JobKind::kTraining, 8),
-      R"({"method": "sft", "params_b": 7, "tokens": 1e9, "gpu_count": 8, "gpu_type": "H100"})",
-      60);
+      R"({"method": "sft", "params_b": 7, "tokens": 1e9, "gpu_count": 8, "gpu_type": "H100"})", 60);
   EXPECT_EQ(*steps, *explicit_steps);
   // Median: the prior, 6 x 7e9 x 1e9 / (8 x 989e12 x MFU), in whole hours, rounded up.
   auto prior = PhysicalPrior(*ParseTrainingFeatures(

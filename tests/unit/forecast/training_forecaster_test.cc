@@ -94,11 +94,11 @@ TEST(PhysicalPrior, MethodsGpusAndPrecisionMoveItTheRightWay) {
   const double ckpt = Prior("{" + base + R"("method": "full_finetune", "gpu_count": 8,
                                            "activation_checkpointing": true})");
   EXPECT_LT(lora, 0.75 * full);  // no weight gradients for the frozen base
-  EXPECT_GT(qlora, lora);         // dequantisation
-  EXPECT_GT(dpo, full);           // the reference model's forward
-  EXPECT_GT(rlvr, 4 * full);      // 8 generations per prompt, generated then trained on
-  EXPECT_GT(rlhf, full);          // critic, reference, reward and generation
-  EXPECT_LT(more, full / 6);      // 8x the GPUs, a little less efficient
+  EXPECT_GT(qlora, lora);        // dequantisation
+  EXPECT_GT(dpo, full);          // the reference model's forward
+  EXPECT_GT(rlvr, 4 * full);     // 8 generations per prompt, generated then trained on
+  EXPECT_GT(rlhf, full);         // critic, reference, reward and generation
+  EXPECT_LT(more, full / 6);     // 8x the GPUs, a little less efficient
   EXPECT_GT(more, full / 8);
   EXPECT_NEAR(fp8, full / 2, full * 0.01);
   EXPECT_NEAR(ckpt, full * 4 / 3, full * 0.01);
@@ -153,8 +153,8 @@ std::vector<TrainingObservation> History(int n, double slowdown, unsigned seed) 
     TrainingObservation o;
     o.features = Features(std::string(R"({"method": ")") + m + R"(", "params_b": )" +
                           std::to_string(params) + R"(, "tokens": 2e8, "gpu_type": "H100",
-                          "gpu_count": )" + std::to_string(g) + R"(, "model": "m)" +
-                          std::to_string(i % 6) + R"("})");
+                          "gpu_count": )" +
+                          std::to_string(g) + R"(, "model": "m)" + std::to_string(i % 6) + R"("})");
     o.duration_s = PhysicalPrior(o.features)->seconds * slowdown * std::exp(noise(rng));
     o.time_s = 1.7e9 + i * 3600.0;
     out.push_back(std::move(o));
@@ -284,7 +284,8 @@ TEST(ParseTrainingHistory, ErrorsNameTheEntry) {
 // of benchmarks seen before, against the median of similar runs. A subsample keeps it fast.
 TEST(TrainingForecasterRealData, MlperfNewestRoundBeatsMedianOfSimilarRuns) {
   const auto dir = testing::RealDataDir();
-  if (!dir) GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
+  if (!dir)
+    GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
   const auto rows = testing::ReadCsv(*dir / "jobs" / "mlperf_training_runs.csv");
   ASSERT_GT(rows.size(), 1000u);
   const auto& h = rows[0];
@@ -292,7 +293,8 @@ TEST(TrainingForecasterRealData, MlperfNewestRoundBeatsMedianOfSimilarRuns) {
             c_status = testing::Column(h, "run_status"), c_div = testing::Column(h, "division"),
             c_acc = testing::Column(h, "total_accelerators"),
             c_gpu = testing::Column(h, "accelerator_model_name"),
-            c_time = testing::Column(h, "run_time_s"), c_start = testing::Column(h, "run_start_unix_ms");
+            c_time = testing::Column(h, "run_time_s"),
+            c_start = testing::Column(h, "run_start_unix_ms");
   ASSERT_GE(c_start, 0);
   // Only the LLM benchmarks, whose size and method are plain from their names.
   struct Spec {
@@ -311,7 +313,8 @@ TEST(TrainingForecasterRealData, MlperfNewestRoundBeatsMedianOfSimilarRuns) {
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& r = rows[i];
     if (r.size() < h.size() || r[static_cast<std::size_t>(c_status)] != "success" ||
-        r[static_cast<std::size_t>(c_div)] != "closed" || !FindGpu(r[static_cast<std::size_t>(c_gpu)])) {
+        r[static_cast<std::size_t>(c_div)] != "closed" ||
+        !FindGpu(r[static_cast<std::size_t>(c_gpu)])) {
       continue;
     }
     const Spec* spec = nullptr;
