@@ -36,7 +36,9 @@ struct DurationResolverOptions {
 /// object). Training and batch-inference jobs read training features (training_features.h), the
 /// GPU count and type defaulting to the job's first shape and `gpu_type`; a batch-inference job
 /// without `method` uses the batch-inference method. Quantization jobs read {"params_b",
-/// "algorithm", "gpu_type", "model"}. Errors name the feature as `features.<key>`. At least 1.
+/// "algorithm", "gpu_type", "model"}. Errors name the feature relative to the features object
+/// (`method`, `params_b`; "" for the object itself), since the reader prefixes the job's path
+/// (`jobs[3].features`). At least 1.
 [[nodiscard]] Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,
                                                 int step_minutes);
 [[nodiscard]] Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,

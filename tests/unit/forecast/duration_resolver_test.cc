@@ -62,14 +62,13 @@ TEST(ForecastDurationSteps, BadFeaturesNameTheFeature) {
     const char* field;
   };
   const Case cases[] = {
-      {JobKind::kTraining, R"({"method": "vibes", "params_b": 7, "tokens": 1})", "features.method"},
-      {JobKind::kTraining, R"({"params_b": 7})", "features.method"},
-      {JobKind::kTraining, R"({"method": "sft", "params_b": 7})", "features.tokens"},
-      {JobKind::kTraining, "nope", "features"},
-      {JobKind::kQuantization, R"({"params_b": 7})", "features.algorithm"},
-      {JobKind::kQuantization, R"({"params_b": 7, "algorithm": "awq", "bits": 4})",
-       "features.bits"},
-      {JobKind::kQuantization, R"({"algorithm": "awq"})", "features.params_b"},
+      {JobKind::kTraining, R"({"method": "vibes", "params_b": 7, "tokens": 1})", "method"},
+      {JobKind::kTraining, R"({"params_b": 7})", "method"},
+      {JobKind::kTraining, R"({"method": "sft", "params_b": 7})", "tokens"},
+      {JobKind::kTraining, "nope", ""},
+      {JobKind::kQuantization, R"({"params_b": 7})", "algorithm"},
+      {JobKind::kQuantization, R"({"params_b": 7, "algorithm": "awq", "bits": 4})", "bits"},
+      {JobKind::kQuantization, R"({"algorithm": "awq"})", "params_b"},
   };
   for (const Case& c : cases) {
     auto r = ForecastDurationSteps(MakeJob(c.kind, 1), c.json, 60);
