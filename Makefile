@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release dev run test test-slow bench format tidy clean
+.PHONY: all deps release dev run test test-slow bench forecast-eval format tidy clean
 
 all: release
 
@@ -34,6 +34,10 @@ test-slow: release
 
 bench: release
 	@build/release/bench/ordo_bench --benchmark_counters_tabular=true
+
+# The forecasters' evaluation on the real traces in ../shared/data (docs/forecasting.md).
+forecast-eval: release
+	@build/release/bench/forecast_eval $(SHARED)/data
 
 format:
 	@clang-format-16 -i $$(git ls-files '*.h' '*.cc')
