@@ -114,6 +114,7 @@ struct Settings {
   double time_limit = 60;
   bool lp = false;
   double max_whole_nonzeros = -1;  // negative: full mode's default
+  double whole_share = -1;         // negative: full mode's default
   int64_t max_whole_columns = ordo::policy::kFullModeMaxWholeColumns;
 };
 
@@ -130,6 +131,7 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
   options.time_limit_s = settings.time_limit;
   full::FullModeConfig config;
   config.max_whole_columns = settings.max_whole_columns;
+  if (settings.whole_share >= 0) config.whole_share = settings.whole_share;
   if (settings.max_whole_nonzeros >= 0) {
     config.max_whole_nonzeros = settings.max_whole_nonzeros;
     config.whole_nonzeros_per_second = settings.max_whole_nonzeros;
@@ -175,7 +177,8 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
                  "usage: full_measure contended|large [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
-                 "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n");
+                 "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
+                 "                    [--whole-share SHARE]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
@@ -197,6 +200,8 @@ int main(int argc, char** argv) {
       settings.lp = true;
     } else if (arg == "--whole-max" && i + 1 < argc) {
       settings.max_whole_columns = std::atoll(argv[++i]);
+    } else if (arg == "--whole-share" && i + 1 < argc) {
+      settings.whole_share = std::atof(argv[++i]);
     } else if (arg == "--whole-max-nonzeros" && i + 1 < argc) {
       settings.max_whole_nonzeros = std::atof(argv[++i]);
     } else {

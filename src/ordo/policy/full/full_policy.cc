@@ -4,9 +4,10 @@
 // and a simple greedy (greedy_start.h). 2) If the scenario has at most kFullModeMaxWholeColumns
 // legal (job, shape, start, block) patterns and the pattern MILP (pattern_model.h) has few enough
 // non-zeros for the time limit (FullModeConfig), the whole MILP goes to CBC with the warm start as
-// its MIP start, for the rest of the time limit; CBC's best bound is the reported bound. 3)
-// Otherwise, an LP relaxation is solved for the bound (in at most a quarter of the time) and
-// large-neighbourhood search (lns.h) improves the warm start until the deadline.
+// its MIP start — for all the remaining time when the model is small (CBC makes progress there),
+// else for half of it; CBC's best bound is the reported bound. If CBC has not proven optimality by
+// then, large-neighbourhood search (lns.h) improves its incumbent in the rest. 3) Otherwise, an LP relaxation is solved for the bound (in at most a quarter of the time)
+// and LNS improves the warm start until the deadline.
 //
 // Guarantees. Every plan passes CheckPlan; its objective is never below the warm start's (when
 // the solver does not beat it, the warm start's own plan is returned, with the solver's report);
@@ -152,7 +153,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   }
   if (local.whole) {
     solver::SolveParams params;
-    params.time_limit_s = SecondsLeft(deadline);
+    const bool alone = static_cast<double>(local.nonzeros) <= config.whole_alone_nonzeros;
+    params.time_limit_s = (alone ? 1.0 : config.whole_share) * SecondsLeft(deadline);
     params.relative_gap = kRelativeGap;
     params.mip_start = model->ToColumns(warm.decisions);
     params.stop = options.stop;
@@ -168,6 +170,18 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
         model->Apply(result->solution, candidate);
         improved = std::move(candidate);
       }
+    }
+    // Not proven in its share of the time: LNS improves CBC's incumbent in the rest (CBC keeps
+    // the bound). Below the share, CBC had everything it needed.
+    model.reset();
+    if (!proven && SecondsLeft(deadline) > 0 &&
+        !(options.stop != nullptr && options.stop->load())) {
+      LnsOptions lns = config.lns;
+      lns.deadline = deadline;
+      lns.stop = options.stop;
+      lns.seed = options.seed;
+      improved = ImproveByLns(scenario, improved ? *improved : warm.decisions, **backend, lns,
+                              &local.lns);
     }
   } else {
     if (auto lp = LpBound(scenario, **backend, config.lp_bound_share * SecondsLeft(deadline),

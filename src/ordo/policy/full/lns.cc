@@ -148,11 +148,17 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       }
     }
     const int size = cluster.group_gpus(g);
+    // Regions of at most kMaxRegion GPUs (or the focus job's block): a job has a pattern per block
+    // of the region and start, so in a wide region a few small jobs would fill the budget and the
+    // jobs in the way would stay fixed.
+    constexpr int kMaxRegion = 128;
     std::vector<int> region_sizes;
-    for (int r = 1; r < size; r *= 2) {
+    for (int r = 1; r < size && r <= std::max(kMaxRegion, min_region); r *= 2) {
       if (r >= min_region && area / r >= 1 && area / r <= 4.0 * steps) region_sizes.push_back(r);
     }
-    if (area / size <= 4.0 * steps || region_sizes.empty()) region_sizes.push_back(size);
+    if (region_sizes.empty() || (size <= kMaxRegion && area / size <= 4.0 * steps)) {
+      region_sizes.push_back(std::min(size, std::max(kMaxRegion, min_region)));
+    }
     const int region = region_sizes[rng.Uniform(0, static_cast<int>(region_sizes.size()) - 1)];
     const int slots = (size + region - 1) / region;
     const int offset = focus >= 0 && best.jobs[focus]
@@ -204,16 +210,18 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     const auto try_add = [&](int j) {
       one.jobs = {j};
       const int64_t n = CountPatterns(scenario, one, loose, static_cast<int64_t>(target));
-      if (columns + n > target) return;
+      if (n == 0 || columns + n > target) return false;
       columns += n;
       window.jobs.push_back(j);
+      return true;
     };
     if (focus >= 0 && std::count(movers.begin(), movers.end(), focus) +
                               std::count(waiting.begin(), waiting.end(), focus) > 0) {
       try_add(focus);
     }
+    bool all_movers = true;
     for (int j : movers) {
-      if (j != focus) try_add(j);
+      if (j != focus && !try_add(j)) all_movers = false;
     }
     for (const auto& [key, j] : keyed) {
       if (j == focus) continue;
@@ -257,7 +265,9 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     if (!result) continue;
     if (result->status == solver::ModelStatus::kOptimal) {
       ++local.proven;
-      area = std::min(area * 1.25, 1e6);
+      // Grow only while the jobs in the way all fit; a proof over a neighbourhood that left some
+      // of them fixed says little.
+      area = all_movers ? std::min(area * 1.25, 1e6) : std::max(16.0, area * 0.8);
       target = std::min(target * 1.1, 4.0 * options.target_columns);
     } else {
       area = std::max(16.0, area * 0.7);
