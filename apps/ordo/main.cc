@@ -1,1 +1,140 @@
-int main() { return 0; }
+// `ordo`: one binary, one subcommand per file. main only dispatches; every failure is an exit code
+// and a message on stderr (docs/cli.md), never an uncaught exception. The commands other modules
+// own (forecast, simulate, serve, slurm) are compiled in when their files are present.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.h"
+#include "commands.h"
+
+// A command counts as present when both its header and its source are here (every .cc here is
+// globbed into this binary), so a half-added command never breaks the link.
+#if __has_include("forecast_command.h") && __has_include("forecast_command.cc")
+#include "forecast_command.h"
+#define ORDO_HAS_FORECAST_COMMAND 1
+#endif
+#if __has_include("serve_command.h") && __has_include("serve_command.cc")
+#include "serve_command.h"
+#define ORDO_HAS_SERVE_COMMAND 1
+#endif
+#if __has_include("simulate_command.h") && __has_include("simulate_command.cc")
+#include "simulate_command.h"
+#define ORDO_HAS_SIMULATE_COMMAND 1
+#endif
+#if __has_include("slurm_command.h") && __has_include("slurm_command.cc")
+#include "slurm_command.h"
+#define ORDO_HAS_SLURM_COMMAND 1
+#endif
+
+namespace {
+
+// Every command is called with argv[0] = its name.
+struct Command {
+  std::string_view name;
+  std::string_view synopsis;
+  int (*run)(int argc, char** argv);
+};
+
+template <int (*Run)(int, char**)>
+int AfterName(int argc, char** argv) {
+  return Run(argc - 1, argv + 1);
+}
+
+const Command kCommands[] = {
+    {"plan", "plan SCENARIO [--policy NAME] [--time-limit S] [--explain]   plan JSON to stdout",
+     AfterName<ordo::cli::RunPlan>},
+    {"validate", "validate SCENARIO PLAN                                      legality of a plan",
+     AfterName<ordo::cli::RunValidate>},
+    {"compare",
+     "compare SCENARIO... [--policies a,b] [--format F] [--report-dir DIR] [--time-limit S]\n"
+     "                                                              policies side by side",
+     AfterName<ordo::cli::RunCompare>},
+    {"bound", "bound SCENARIO [--time-limit S]                             LP bound on the objective",
+     AfterName<ordo::cli::RunBound>},
+#if defined(ORDO_HAS_FORECAST_COMMAND)
+    {"forecast", "forecast demand|training|quantization ...                 the forecasters",
+     RunForecastCommand},
+#endif
+#if defined(ORDO_HAS_SIMULATE_COMMAND)
+    {"simulate", "simulate WORLD [--policies a,b@K] [--replan-every K] [--days D]  rolling-horizon replay",
+     RunSimulateCommand},
+#endif
+#if defined(ORDO_HAS_SERVE_COMMAND)
+    {"serve", "serve --config FILE [--db PATH] [--listen ADDR:PORT]        the planning service",
+     RunServeCommand},
+#endif
+#if defined(ORDO_HAS_SLURM_COMMAND)
+    {"slurm", "slurm (--once | --every D) [--dry-run] ...                  plan and enforce on Slurm",
+     RunSlurmCommand},
+#endif
+};
+
+std::string Usage() {
+  std::string usage =
+      "usage: ordo COMMAND [ARGS]\n"
+      "\n"
+      "ordo plans GPU clusters shared by training, batch inference, quantization and real-time\n"
+      "inference: contiguous aligned blocks for batch work, demand curves for services.\n"
+      "\n"
+      "commands:\n";
+  for (const Command& c : kCommands) usage += "  " + std::string(c.synopsis) + "\n";
+  usage +=
+      "  help [COMMAND]                                              this text, or a command's\n"
+      "\n"
+      "`ordo COMMAND --help` describes a command. Exit codes: 0 success; 1 a plan breaks a rule or\n"
+      "a policy failed; 2 bad arguments or an unreadable or invalid file.\n";
+  return usage;
+}
+
+const Command* Find(std::string_view name) {
+  for (const Command& c : kCommands) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+int Dispatch(int argc, char** argv) {
+  using ordo::cli::kExitBadInput;
+  using ordo::cli::kExitOk;
+  if (argc < 2 || argv[1] == nullptr) {
+    std::cerr << Usage();
+    return kExitBadInput;
+  }
+  const std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    if (command == "help" && argc >= 3 && argv[2] != nullptr) {
+      const Command* c = Find(argv[2]);
+      if (c == nullptr) {
+        return ordo::cli::UsageError("unknown command \"" + std::string(argv[2]) + "\"", Usage());
+      }
+      std::string name(c->name), help("--help");
+      char* args[] = {name.data(), help.data(), nullptr};
+      return c->run(2, args);
+    }
+    std::cout << Usage();
+    return kExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "ordo " << ORDO_VERSION << "\n";
+    return kExitOk;
+  }
+  if (const Command* c = Find(command)) return c->run(argc - 1, argv + 1);
+  return ordo::cli::UsageError("unknown command \"" + std::string(command) + "\"", Usage());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::exception& e) {
+    // Libraries are meant to return errors; anything thrown is a bug, reported, not a crash.
+    std::cerr << "ordo: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "ordo: internal error\n";
+  }
+  return ordo::cli::kExitFailed;
+}

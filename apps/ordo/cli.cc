@@ -1,0 +1,107 @@
+#include "cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "ordo/io/plan_io.h"
+#include "ordo/io/scenario_io.h"
+
+namespace ordo::cli {
+
+Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> options) {
+  Args out;
+  bool options_done = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i] == nullptr ? "" : args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      out.positional.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      out.help = true;
+      continue;
+    }
+    const size_t eq = arg.find('=');
+    const std::string_view name = arg.substr(0, eq);
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& o : options) {
+      if (o.name == name) spec = &o;
+    }
+    if (spec == nullptr) return FailInput(std::string(name), "unknown option");
+    if (out.has(name)) return FailInput(std::string(name), "given more than once");
+    if (!spec->takes_value) {
+      if (eq != std::string_view::npos) return FailInput(std::string(name), "takes no value");
+      out.flags.emplace(name);
+      continue;
+    }
+    if (eq != std::string_view::npos) {
+      out.values.emplace(std::string(name), std::string(arg.substr(eq + 1)));
+    } else if (i + 1 < args.size() && args[i + 1] != nullptr) {
+      out.values.emplace(std::string(name), std::string(args[++i]));
+    } else {
+      return FailInput(std::string(name), "needs a value");
+    }
+  }
+  return out;
+}
+
+int UsageError(std::string_view message, std::string_view usage) {
+  std::cerr << "ordo: " << message << "\n\n" << usage;
+  return kExitBadInput;
+}
+
+int FileError(std::string_view path, const Error& error) {
+  std::cerr << "ordo: " << path << ": " << error.ToString() << "\n";
+  return kExitBadInput;
+}
+
+Result<double> ParseSeconds(std::string_view option, std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  const double value = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+  constexpr double kWeek = 7 * 24 * 3600.0;
+  if (s.empty() || end == nullptr || *end != '\0' || errno == ERANGE || !std::isfinite(value) ||
+      value <= 0 || value > kWeek) {
+    return FailInput(std::string(option),
+                     "must be a positive number of seconds, at most a week (got \"" + s + "\")");
+  }
+  return value;
+}
+
+Result<Scenario> LoadScenario(const std::string& path) { return io::ReadScenarioFile(path); }
+
+Result<Plan> LoadPlan(const std::string& path) { return io::ReadPlanFile(path); }
+
+Result<void> WriteTextFile(const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    return Fail(Error{ErrorCode::kIo, "", std::string("cannot open for writing: ") + std::strerror(errno)});
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) return Fail(Error{ErrorCode::kIo, "", "write failed"});
+  return {};
+}
+
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> items;
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    if (comma > from) items.emplace_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return items;
+}
+
+}  // namespace ordo::cli

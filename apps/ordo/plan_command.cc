@@ -1,0 +1,89 @@
+// `ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--explain]`: the plan on stdout.
+#include <iostream>
+#include <string>
+
+#include "cli.h"
+#include "commands.h"
+#include "ordo/core/check_plan.h"
+#include "ordo/io/plan_io.h"
+#include "ordo/policy/common/explain.h"
+#include "ordo/policy/registry.h"
+
+namespace ordo::cli {
+
+const char* const kPlanUsage =
+    "usage: ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--explain]\n"
+    "\n"
+    "Plans SCENARIO (JSON or YAML) and writes the plan, in the spec's format, to stdout.\n"
+    "  --policy NAME         fifo, fifo-backfill, priority-backfill, reactive, ordo (fast mode,\n"
+    "                        the default) or ordo-full (full mode)\n"
+    "  --time-limit SECONDS  planning budget; default 2 for ordo, 10 for ordo-full (the\n"
+    "                        baselines ignore it)\n"
+    "  --explain             add `x-explain` to the plan (why each job does not start at step 0)\n"
+    "                        and print the explanations, one line per job, to stderr\n"
+    "Exit: 0 plan written; 1 the policy failed or broke a rule (a bug, reported on stderr);\n"
+    "2 bad arguments or an unreadable or invalid scenario.\n";
+
+int RunPlan(int argc, char** argv) {
+  static constexpr OptionSpec kOptions[] = {
+      {"--policy", true}, {"--time-limit", true}, {"--explain", false}};
+  Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, kOptions);
+  if (!args) return UsageError(args.error().ToString(), kPlanUsage);
+  if (args->help) {
+    std::cout << kPlanUsage;
+    return kExitOk;
+  }
+  if (args->positional.size() != 1) {
+    return UsageError(args->positional.empty() ? "plan needs a SCENARIO file"
+                                               : "plan takes exactly one SCENARIO file",
+                      kPlanUsage);
+  }
+  const std::string name = args->value("--policy").value_or("ordo");
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  Result<std::unique_ptr<Policy>> policy = registry.Create(name);
+  if (!policy) return UsageError(policy.error().ToString(), kPlanUsage);
+  PolicyOptions options;
+  options.time_limit_s = DefaultTimeLimitSeconds(name);
+  if (auto limit = args->value("--time-limit")) {
+    Result<double> seconds = ParseSeconds("--time-limit", *limit);
+    if (!seconds) return UsageError(seconds.error().ToString(), kPlanUsage);
+    options.time_limit_s = *seconds;
+  }
+  options.explain = args->has("--explain");
+
+  const std::string& path = args->positional[0];
+  Result<Scenario> scenario = LoadScenario(path);
+  if (!scenario) return FileError(path, scenario.error());
+
+  Result<Plan> plan = (*policy)->Solve(*scenario, options);
+  if (!plan) {
+    std::cerr << "ordo: " << path << ": policy " << name << " failed: " << plan.error().ToString()
+              << "\n";
+    return kExitFailed;
+  }
+  // Every plan is checked before anyone sees it: a broken rule is a bug in the policy.
+  const std::vector<Violation> violations = CheckPlan(*scenario, *plan);
+  if (!violations.empty()) {
+    std::cerr << "ordo: " << path << ": BUG: policy " << name << " made an illegal plan:\n";
+    for (const Violation& v : violations) std::cerr << "  " << FormatViolation(v) << "\n";
+    return kExitFailed;
+  }
+  // Policies that do not explain themselves (the baselines) get the common explanation.
+  if (options.explain && plan->explanations.empty()) {
+    plan->explanations = policy::ExplainPlan(*scenario, *plan);
+  }
+  std::cout << io::WritePlan(*plan) << "\n";
+  if (options.explain) {
+    std::cerr << "ordo: " << plan->explanations.size() << " of " << scenario->jobs.size()
+              << " jobs do not start at step 0 (" << name << "):\n";
+    for (const JobExplanation& e : plan->explanations) {
+      std::cerr << "  " << e.id << ": "
+                << (e.planned_start ? "starts at step " + std::to_string(*e.planned_start)
+                                    : std::string("not in the horizon"))
+                << " - " << policy::WaitReasonName(e.reason) << ": " << e.message << "\n";
+    }
+  }
+  return std::cout.good() ? kExitOk : kExitFailed;
+}
+
+}  // namespace ordo::cli
