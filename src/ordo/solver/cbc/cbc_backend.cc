@@ -17,6 +17,7 @@
 #include <chrono>
 #include <climits>
 #include <limits>
+#include <mutex>
 #include <cstdio>
 #include <cmath>
 #include <exception>
@@ -159,6 +160,15 @@ std::vector<double> CleanSolution(const MilpModel& model, const double* values) 
   }
   return x;
 }
+
+/// Serialises CbcMain0/CbcMain1 across threads: CbcSolver.cpp keeps file-level state.
+std::mutex& DriverMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+/// CbcMain1's per-phase callback: nothing to do (0 = carry on).
+int NoCallback(CbcModel* /*model*/, int /*where_from*/) { return 0; }
 
 /// Formats a number for CBC's argument parser.
 std::string Arg(double value) {
@@ -324,7 +334,14 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     // Preprocessing is off: CBC 2.10.8's CglPreProcess::postProcess crashed (SIGSEGV) whenever the
     // time limit stopped the root after a MIP start; without it no crash in thousands of solves,
     // and the whole-model results were no worse.
-    CbcMain0(cbc);
+    // Our own parameter block: the two-argument CbcMain0/CbcMain1 share a static one, and with it
+    // may install a SIGINT handler. CbcSolver.cpp still keeps other file-level state, so runs of
+    // its driver are serialised (DriverMutex).
+    CbcSolverUsefulData driver_data;
+    driver_data.noPrinting_ = true;
+    driver_data.useSignalHandler_ = false;
+    std::lock_guard<std::mutex> driver_lock(DriverMutex());
+    CbcMain0(cbc, driver_data);
     cbc.passInMessageHandler(&handler);
     cbc.solver()->passInMessageHandler(&handler);
     cbc.setLogLevel(log_level);
@@ -362,7 +379,7 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
       args.insert(args.end(), {"-solve", "-quit"});
       std::vector<const char*> argv;
       for (const std::string& arg : args) argv.push_back(arg.c_str());
-      CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc);
+      CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, NoCallback, driver_data);
     }
     CbcOutcome outcome;
     outcome.status = cbc.status();

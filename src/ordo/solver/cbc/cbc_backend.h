@@ -39,6 +39,8 @@ ModelStatus MapClpStatus(const ClpOutcome& outcome);
 /// OsiClpSolverInterface: preprocessing, CBC's default cut generators and heuristics), one thread,
 /// wall-clock limit, log level 0 with every message captured into MilpResult::log. A maximisation
 /// is handed to CBC negated. The returned solution is never worse than a feasible MIP start.
+/// CBC's driver keeps file-level state, so its runs are serialised across threads in a process
+/// (two backends in two threads take turns); the root LP and the LP relaxation run in parallel.
 class CbcBackend final : public MilpBackend {
  public:
   [[nodiscard]] std::string_view name() const override { return "cbc"; }

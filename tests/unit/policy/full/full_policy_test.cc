@@ -161,6 +161,28 @@ TEST(FullPolicy, ProvenOptimumReportsNoGap) {
   EXPECT_NEAR(plan.metrics.solver->gap, 0, 1e-9);
 }
 
+TEST(FullPolicy, EmptyAndServiceOnlyScenarios) {
+  const Scenario empty = ScenarioBuilder("empty").Steps(4).Group("g", 1, 4).Build();
+  Plan plan = SolveFull(empty, 5);
+  ExpectLegal(empty, plan);
+  EXPECT_EQ(plan.metrics.objective, 0);
+  EXPECT_EQ(plan.metrics.solver->status, "optimal");
+
+  // A service alone, with more demand than GPUs: it gets all four at every step.
+  const Scenario service_only =
+      ScenarioBuilder("service-only")
+          .Steps(4)
+          .Objective(0.5, 8)
+          .Group("g", 1, 4)
+          .Service(MakeService("chat").Priority(2).Demand({6, 6, 6, 6}))
+          .Build();
+  ASSERT_TRUE(ValidateScenario(service_only).has_value());
+  plan = SolveFull(service_only, 5);
+  ExpectLegal(service_only, plan);
+  EXPECT_NEAR(plan.metrics.objective, -8.0 * 2 * 2 * 4, 1e-9);
+  EXPECT_EQ(plan.metrics.solver->status, "optimal");
+}
+
 TEST(FullPolicy, ZeroTimeReturnsTheLegalWarmStart) {
   const Scenario scenario = RandomScenario(7, testing::RandomScenarioOptions{.contended = true});
   const Plan warm = full::Realize(scenario, full::GreedyDecisions(scenario), "greedy");
