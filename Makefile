@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release dev run test test-slow bench forecast-eval format tidy clean
+.PHONY: all deps release dev run test test-slow test-slurm bench forecast-eval format tidy clean
 
 all: release
 
@@ -27,6 +27,13 @@ run: release
 # Every fast test (unit, property, scenario, e2e), under ASan/UBSan.
 test: dev
 	@ctest --preset dev
+
+# The real-Slurm end-to-end tests (ctest label slurm): installs Slurm from Debian, starts a test
+# cluster on this machine, runs them against it and stops exactly what it started (docs/slurm.md).
+test-slurm:
+	@scripts/install-deps.sh slurmctld slurmd slurm-client
+	@$(MAKE) --no-print-directory dev
+	@scripts/slurm/test.sh build/dev
 
 # Long soaks and big instances, on the release build.
 test-slow: release

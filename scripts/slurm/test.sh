@@ -15,4 +15,6 @@ trap 'exit 130' INT TERM
 GRES_MODE=typed "$here/up.sh"
 . "$SLURM_TEST_DIR/env.sh"
 export ORDO_SLURM_SCRIPTS=$here
+# The binary under test (ctest's ENVIRONMENT may carry it too; this does not depend on that).
+export ORDO_BINARY=${ORDO_BINARY:-$(cd "$build" && pwd)/apps/ordo/ordo}
 ctest --test-dir "$build" -L slurm --no-tests=error --output-on-failure -j 1 --timeout 600

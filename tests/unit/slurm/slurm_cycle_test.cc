@@ -286,6 +286,38 @@ TEST(SlurmCycle, TransientFailuresAreRetriedWithBackoff) {
   }));
 }
 
+TEST(SlurmCycle, ErrorsInsideJsonAndUnknownNodesAreWaitedOut) {
+  // 22.05 with slurmctld down: exit 0, the failure inside "errors"; just after it restarts, nodes
+  // are "unknown" until their slurmd registers.
+  FakeSlurm fake(1, 8);
+  fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 4);
+  struct Restarting final : SlurmClient {
+    FakeSlurm& inner;
+    int calls = 0;
+    explicit Restarting(FakeSlurm& f) : inner(f) {}
+    Result<CommandResult> Run(const std::vector<std::string>& argv, double t) override {
+      if (argv[0] == "sinfo" && ++calls <= 3) {
+        if (calls == 1) return CommandResult{0, R"({"errors":[{"error":"Unspecified error"}],"nodes":[]})", ""};
+        return CommandResult{0, R"({"errors":[],"nodes":[{"name":"n1","state":"unknown","gres":"gpu:g0:1,gpu:g1:1"}]})", ""};
+      }
+      return inner.Run(argv, t);
+    }
+  } client(fake);
+  Harness h;
+  CycleOptions options;
+  options.now = kNow;
+  auto report = RunCycle(client, SlurmConfig{}, options, h.sleep, h.log);
+  ASSERT_TRUE(report) << report.error().ToString();
+  EXPECT_EQ(h.sleeps, (std::vector<double>{0.5, 1.0, 2.0}));
+  EXPECT_TRUE(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
+    return l.find("Unspecified error") != std::string::npos;
+  }));
+  EXPECT_TRUE(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
+    return l.find("node n1 is still unknown") != std::string::npos;
+  }));
+  EXPECT_EQ(CountStarts(fake.log()), 1);
+}
+
 TEST(SlurmCycle, ControllerDownIsAClearErrorAfterTheRetries) {
   FakeSlurm fake(1, 8);
   fake.FailNext(100);
@@ -294,7 +326,8 @@ TEST(SlurmCycle, ControllerDownIsAClearErrorAfterTheRetries) {
   config.retry = RetryPolicy{3, 0.1, 1};
   auto report = Cycle(fake, config, h);
   ASSERT_FALSE(report);
-  EXPECT_NE(report.error().message.find("sinfo --json failed after 3 attempts"), std::string::npos)
+  EXPECT_NE(report.error().message.find("after 3 attempts: sinfo --json failed (exit 1): slurm_load_jobs error: Unable to contact"),
+            std::string::npos)
       << report.error().message;
   EXPECT_EQ(h.sleeps.size(), 2u);
 }

@@ -12,7 +12,7 @@ bool IsTransient(const CommandResult& result) {
   if (result.timed_out) return true;
   if (result.ok()) return false;
   // Messages Slurm 22.05's clients print while slurmctld is down, restarting or overloaded.
-  static constexpr std::array<std::string_view, 10> kTransient = {
+  static constexpr std::array<std::string_view, 11> kTransient = {
       "Unable to contact slurm controller",
       "Socket timed out",
       "Zero Bytes were transmitted",
@@ -23,6 +23,8 @@ bool IsTransient(const CommandResult& result) {
       "try again",
       "Communication connection failure",
       "Slurm controller not responding",
+      // What 22.05's scontrol printed here while slurmctld was stopped.
+      "Unexpected message received",
   };
   for (std::string_view text : {std::string_view(result.err), std::string_view(result.out)}) {
     for (std::string_view pattern : kTransient) {

@@ -1,5 +1,7 @@
 #include "ordo/adapters/slurm/slurm_cycle.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "ordo/core/check_plan.h"
@@ -9,13 +11,13 @@ namespace ordo::slurm {
 namespace {
 
 Result<std::string> ReadCommand(SlurmClient& client, const std::vector<std::string>& argv,
-                                const SlurmConfig& config, const Sleeper& sleep, const Logger& log) {
-  auto result = RunWithRetry(client, argv, config.command_timeout_s, config.retry, true, sleep, log);
+                                const SlurmConfig& config) {
+  // One attempt: ReadSnapshot retries the whole read, whatever failed.
+  auto result = client.Run(argv, config.command_timeout_s);
   if (!result) return Fail(result.error());
   if (!result->ok()) {
     return Fail(Error{ErrorCode::kIo, "",
-                      FormatCommand(argv) + " failed after " + std::to_string(config.retry.attempts) +
-                          " attempts (exit " + std::to_string(result->exit_code) +
+                      FormatCommand(argv) + " failed (exit " + std::to_string(result->exit_code) +
                           (result->timed_out ? ", timed out" : "") + "): " + FirstLine(*result)});
   }
   return std::move(result->out);
@@ -23,20 +25,56 @@ Result<std::string> ReadCommand(SlurmClient& client, const std::vector<std::stri
 
 }  // namespace
 
-Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, int64_t now,
-                              const Sleeper& sleep, const Logger& log) {
+namespace {
+
+Result<Snapshot> ReadSnapshotOnce(SlurmClient& client, const SlurmConfig& config, int64_t now) {
   Snapshot snap;
   snap.now = now;
-  auto nodes_text = ReadCommand(client, {"sinfo", "--json"}, config, sleep, log);
+  auto nodes_text = ReadCommand(client, {"sinfo", "--json"}, config);
   if (!nodes_text) return Fail(nodes_text.error());
   auto nodes = ParseSinfoJson(*nodes_text);
   if (!nodes) return Fail(Error{ErrorCode::kIo, nodes.error().field, "sinfo --json: " + nodes.error().message});
-  auto jobs_text = ReadCommand(client, {"squeue", "--all", "--json"}, config, sleep, log);
+  auto jobs_text = ReadCommand(client, {"squeue", "--all", "--json"}, config);
   if (!jobs_text) return Fail(jobs_text.error());
   auto jobs = ParseSqueueJson(*jobs_text);
   if (!jobs) return Fail(Error{ErrorCode::kIo, jobs.error().field, "squeue --json: " + jobs.error().message});
   snap.nodes = std::move(*nodes);
   snap.jobs = std::move(*jobs);
+  return snap;
+}
+
+}  // namespace
+
+Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, int64_t now,
+                              const Sleeper& sleep, const Logger& log) {
+  // With slurmctld down, 22.05's `sinfo --json` / `squeue --json` exit 0 and report the failure in
+  // "errors"; just after a controller restart, nodes are "unknown" until their slurmd registers
+  // again (about 2 s). Both are waited out with the same backoff as a failing command.
+  const int attempts = std::max(1, config.retry.attempts);
+  Result<Snapshot> snap = ReadSnapshotOnce(client, config, now);
+  for (int attempt = 1; attempt < attempts; ++attempt) {
+    std::string why;
+    if (!snap) {
+      why = snap.error().ToString();
+    } else {
+      for (const SlurmNode& n : snap->nodes) {
+        if (n.gpus > 0 && n.state == "unknown") why = "node " + n.name + " is still unknown (controller restarting?)";
+      }
+      if (why.empty()) return snap;
+    }
+    const double wait = std::min(config.retry.initial_backoff_s * std::pow(2.0, attempt - 1), config.retry.max_backoff_s);
+    if (log) {
+      std::ostringstream line;
+      line << "retry " << attempt << "/" << attempts - 1 << " in " << wait << " s: reading the cluster: " << why;
+      log(line.str());
+    }
+    if (sleep) sleep(wait);
+    snap = ReadSnapshotOnce(client, config, now);
+  }
+  if (!snap) {
+    return Fail(Error{snap.error().code, snap.error().field,
+                      "after " + std::to_string(attempts) + " attempts: " + snap.error().message});
+  }
   return snap;
 }
 
