@@ -194,8 +194,8 @@ class Run {
           s == 0 ? ws.current_gpus
                  : std::optional<int>(static_cast<int>(out_.service_gpus[i][s - 1].size()));
       svc.requirement = ws.requirement;
-      svc.demand.assign(r_.services[i].forecast.begin() + s,
-                        r_.services[i].forecast.begin() + s + H);
+      svc.demand.resize(H);
+      for (int t = 0; t < H; ++t) svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
       sc.services.push_back(std::move(svc));
     }
     if (auto ok = ValidateScenario(sc); !ok) {
@@ -320,16 +320,20 @@ class Run {
 
 }  // namespace
 
-Result<SimRun> Simulate(const World& world, Policy& policy, const SimOptions& options) {
+Result<SimRun> Simulate(const ResolvedWorld& resolved, Policy& policy, const SimOptions& options) {
   if (options.replan_every < 1) {
     return FailInput("replan_every", "must be at least 1 step (got " +
                                          std::to_string(options.replan_every) + ")");
   }
   if (!(options.time_limit_s >= 0)) return FailInput("time_limit_s", "must be >= 0");
+  Run run(*resolved.world, resolved, policy, options);
+  return run.Go();
+}
+
+Result<SimRun> Simulate(const World& world, Policy& policy, const SimOptions& options) {
   auto resolved = ResolveWorld(world);
   if (!resolved) return Fail(resolved.error());
-  Run run(world, *resolved, policy, options);
-  return run.Go();
+  return Simulate(*resolved, policy, options);
 }
 
 CommittedTimeline BuildCommittedTimeline(const World& world, const SimRun& run) {

@@ -104,6 +104,11 @@ struct SimRun {
 /// a plan that breaks a rule (kInternal: a bug, reported with the step), or the policy's own error.
 [[nodiscard]] Result<SimRun> Simulate(const World& world, Policy& policy, const SimOptions& options);
 
+/// The same on a world already resolved (ResolveWorld): several runs of one world share the noise
+/// draws and the forecaster's fits, which are the costly part of resolving.
+[[nodiscard]] Result<SimRun> Simulate(const ResolvedWorld& world, Policy& policy,
+                                      const SimOptions& options);
+
 /// The committed timeline as one scenario over the whole window (jobs with their actual shapes and
 /// absolute arrivals, services with their actual demand) and one plan (committed starts, blocks and
 /// service GPUs), so CheckPlan judges every committed step and ComputeMetrics gives the spec's

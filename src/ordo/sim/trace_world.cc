@@ -188,6 +188,16 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
                                                "before the window (start day >= 7)");
       }
       for (int t = 0; t < total_steps; ++t) s.forecast_rate.push_back(step_rate(t, -168));
+    } else if (o.demand_forecast == DemandForecastKind::kForecaster) {
+      if (first_hour < 24) {
+        return FailInput("servegen_start_day", "the forecaster needs at least a day of history "
+                                               "before the window (start day >= 1)");
+      }
+      ServiceForecaster f;
+      f.quantile = o.forecast_quantile;
+      f.history_step_minutes = 60;
+      f.history_rate.assign(hours->begin(), hours->begin() + first_hour);
+      s.forecaster = std::move(f);
     }
     const int peak_gpus = std::max(1, static_cast<int>(std::lround(ts.peak_share * G)));
     s.headroom = o.headroom;

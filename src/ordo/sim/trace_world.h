@@ -13,9 +13,11 @@
 // aligned to the window's first day; hours whose 10-minute minimum is 0 are collection gaps and are
 // interpolated. A per-GPU rate turns requests into GPUs: chosen so that the service's peak inside
 // the window, with `headroom`, needs `peak_share` of the cluster.
-// Forecasts: demand as the same hour one week earlier (seasonal naive), or none (the planner is
-// told the truth, and the world's noise models decide the error); durations exact unless a noise
-// model is given at simulation time.
+// Forecasts: demand from the weekly-profile forecaster (forecast/demand_forecaster.h) fitted on
+// the ServeGen hours before the window and refitted every hour as traffic is observed, the
+// planner told its p90; or the same hour one week earlier (seasonal naive); or none (the planner
+// is told the truth, and the world's noise models decide the error). Durations are exact unless a
+// noise model is given at simulation time.
 //
 //   Result<World> w = MakeTraceWorld(options, itp_csv_text, servegen_hourly_csv_text);
 #pragma once
@@ -37,7 +39,7 @@ struct TraceService {
   double peak_share = 0.1;  // the service's peak GPUs as a share of the cluster
 };
 
-enum class DemandForecastKind : int { kNone = 0, kSeasonalNaive = 1 };
+enum class DemandForecastKind : int { kNone = 0, kSeasonalNaive = 1, kForecaster = 2 };
 
 struct TraceWorldOptions {
   std::string itp_cluster = "cluster04";
@@ -59,7 +61,10 @@ struct TraceWorldOptions {
   double headroom = 0.2;
   /// GPUs a service may add or remove per hour, as a share of its peak (at least 1 per step).
   double churn_per_hour = 0.25;
-  DemandForecastKind demand_forecast = DemandForecastKind::kSeasonalNaive;
+  DemandForecastKind demand_forecast = DemandForecastKind::kForecaster;
+  /// With kForecaster: the quantile the planner is told (p90: under-provisioning costs M times
+  /// more than an idle GPU, so the planner should aim high).
+  forecast::QuantileLevel forecast_quantile = forecast::QuantileLevel::kP90;
 };
 
 /// What the generator did, for the world's description and the docs.

@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "ordo/core/validate.h"
+#include "ordo/forecast/demand_forecaster.h"
+#include "ordo/forecast/time_series.h"
 #include "ordo/sim/json_util.h"
 #include "ordo/sim/random.h"
 
@@ -206,7 +208,28 @@ Result<void> ValidateWorld(const World& w) {
         return FailInput(Index(where + ".forecast_rate", t), "must be a finite number >= 0");
       }
     }
+    if (s.forecaster) {
+      const ServiceForecaster& f = *s.forecaster;
+      const std::string fw = where + ".forecaster";
+      if (!has_rate) return FailInput(fw, "needs the service's rate (a forecaster forecasts rates)");
+      if (s.has_forecast()) {
+        return FailInput(fw, "give a forecaster or forecast_demand / forecast_rate, not both");
+      }
+      if (f.refit_every_steps < 0 || f.refit_every_steps > Limits::kMaxHorizonSteps) {
+        return FailInput(fw + ".refit_every_steps", "must be an integer from 0 to 10080");
+      }
+      if (f.history_step_minutes < 1 || f.history_step_minutes > 1440) {
+        return FailInput(fw + ".history_step_minutes", "must be an integer from 1 to 1440");
+      }
+      if (f.history_rate.empty()) return FailInput(fw + ".history_rate", "must not be empty");
+      for (size_t t = 0; t < f.history_rate.size(); ++t) {
+        if (!std::isfinite(f.history_rate[t]) || f.history_rate[t] < 0) {
+          return FailInput(Index(fw + ".history_rate", t), "must be a finite number >= 0");
+        }
+      }
+    }
   }
+  if (!std::isfinite(w.start_time_s)) return FailInput("start_time", "must be a finite time");
   return {};
 }
 
@@ -310,7 +333,8 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
   ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
   ORDO_SIM_CHECK(f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
                               "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand", "rate",
-                              "per_gpu_rate", "headroom", "forecast_demand", "forecast_rate"}));
+                              "per_gpu_rate", "headroom", "forecast_demand", "forecast_rate",
+                              "forecaster"}));
   WorldService s;
   ORDO_SIM_TRY(s.id, f.String("id", Limits::kMaxIdLength));
   ORDO_SIM_TRY(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
@@ -350,6 +374,30 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
   if (f.Has("forecast_rate") && !f.Has("per_gpu_rate")) {
     return FailInput(f.Path("per_gpu_rate"), "is required where a forecast_rate is given");
   }
+  if (const Json* fc = f.Find("forecaster")) {
+    ORDO_SIM_TRY(Fields o, Fields::Of(*fc, f.Path("forecaster")));
+    ORDO_SIM_CHECK(o.AllowOnly({"model", "quantile", "refit_every_steps", "history_step_minutes",
+                                "history_rate"}));
+    ServiceForecaster sf;
+    ORDO_SIM_TRY(auto model, o.MaybeString("model", Limits::kMaxIdLength));
+    if (model && *model != "weekly-profile") {
+      return FailInput(o.Path("model"), "unknown model \"" + *model + "\" (expected weekly-profile)");
+    }
+    ORDO_SIM_TRY(auto q, o.MaybeString("quantile", 16));
+    if (q) {
+      if (*q == "p10") sf.quantile = forecast::QuantileLevel::kP10;
+      else if (*q == "p50") sf.quantile = forecast::QuantileLevel::kP50;
+      else if (*q == "p90") sf.quantile = forecast::QuantileLevel::kP90;
+      else return FailInput(o.Path("quantile"), "must be p10, p50 or p90 (got \"" + *q + "\")");
+    }
+    ORDO_SIM_TRY(auto refit, o.MaybeInt("refit_every_steps", 0, Limits::kMaxHorizonSteps));
+    sf.refit_every_steps = static_cast<int>(refit.value_or(0));
+    ORDO_SIM_TRY(auto hs, o.MaybeInt("history_step_minutes", 1, 1440));
+    sf.history_step_minutes = static_cast<int>(hs.value_or(60));
+    if (!o.Has("history_rate")) return FailInput(o.Path("history_rate"), "is required");
+    ORDO_SIM_TRY(sf.history_rate, o.NumberList("history_rate", 0, kMaxRate, 1'000'000));
+    s.forecaster = std::move(sf);
+  }
   return s;
 }
 
@@ -363,9 +411,9 @@ Result<World> ParseWorld(std::string_view text) {
     return FailInput("", std::string("not valid JSON: ") + e.what());
   }
   ORDO_SIM_TRY(Fields f, Fields::Of(doc, ""));
-  ORDO_SIM_CHECK(f.AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
-                              "days", "cluster", "objective", "duration_noise", "traffic_noise",
-                              "jobs", "services"}));
+  ORDO_SIM_CHECK(f.AllowOnly({"version", "name", "description", "start_time", "step_minutes",
+                              "horizon_steps", "days", "cluster", "objective", "duration_noise",
+                              "traffic_noise", "jobs", "services"}));
   World w;
   ORDO_SIM_TRY(int64_t version, f.Int("version", 0, 1'000'000));
   if (version != kWorldFormatVersion) {
@@ -376,6 +424,14 @@ Result<World> ParseWorld(std::string_view text) {
   w.name = name.value_or("world");
   ORDO_SIM_TRY(auto description, f.MaybeString("description", Limits::kMaxStringLength));
   w.description = description.value_or("");
+  if (const Json* start = f.Find("start_time")) {
+    if (start->is_string()) {
+      ORDO_SIM_TRY(w.start_time_s,
+                   forecast::ParseTimestamp(start->get_ref<const std::string&>(), "start_time"));
+    } else {
+      ORDO_SIM_TRY(w.start_time_s, internal::ToNumber(*start, "start_time", -1e12, 1e12));
+    }
+  }
   ORDO_SIM_TRY(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
   w.step_minutes = static_cast<int>(step_minutes);
   ORDO_SIM_TRY(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
@@ -497,6 +553,7 @@ std::string WorldToJson(const World& w) {
   out["version"] = w.version;
   out["name"] = w.name;
   if (!w.description.empty()) out["description"] = w.description;
+  out["start_time"] = forecast::FormatTimestamp(w.start_time_s);
   out["step_minutes"] = w.step_minutes;
   out["horizon_steps"] = w.horizon_steps;
   out["days"] = w.days;
@@ -565,6 +622,16 @@ std::string WorldToJson(const World& w) {
     if (!s.rate.empty()) o["rate"] = NumberArray(s.rate);
     if (!s.forecast_demand.empty()) o["forecast_demand"] = s.forecast_demand;
     if (!s.forecast_rate.empty()) o["forecast_rate"] = NumberArray(s.forecast_rate);
+    if (s.forecaster) {
+      static constexpr const char* kQuantile[] = {"p10", "p50", "p90"};
+      OJson fc;
+      fc["model"] = "weekly-profile";
+      fc["quantile"] = kQuantile[static_cast<int>(s.forecaster->quantile)];
+      fc["refit_every_steps"] = s.forecaster->refit_every_steps;
+      fc["history_step_minutes"] = s.forecaster->history_step_minutes;
+      fc["history_rate"] = NumberArray(s.forecaster->history_rate);
+      o["forecaster"] = std::move(fc);
+    }
     services.push_back(std::move(o));
   }
   out["services"] = std::move(services);
@@ -586,6 +653,55 @@ T CurveAt(const std::vector<T>& curve, int step, int steps_per_day) {
   if (step < n) return curve[step];
   const int back = ((step - n) / steps_per_day + 1) * steps_per_day;
   return curve[step - back];
+}
+
+// The forecaster in the loop: fitted on the history, refitted every R steps with the actual rates
+// observed since, each fit issuing the forecast the planner sees until the next (a vintage).
+Result<void> RunForecaster(const World& w, const WorldService& s,
+                           const std::vector<double>& actual_rate, ResolvedService& rs) {
+  const ServiceForecaster& f = *s.forecaster;
+  const int R = f.refit_every_steps > 0 ? f.refit_every_steps : std::max(1, 60 / w.step_minutes);
+  const double step_s = w.step_minutes * 60.0;
+  const int window = w.window_steps();
+  const int span = R + w.horizon_steps;
+  rs.refit_every = R;
+  std::vector<forecast::RatePoint> history;
+  const size_t n = f.history_rate.size();
+  for (size_t i = 0; i < n; ++i) {
+    history.push_back({w.start_time_s - static_cast<double>(n - i) * f.history_step_minutes * 60.0,
+                       f.history_rate[i]});
+  }
+  forecast::DemandForecaster forecaster;
+  if (auto ok = forecaster.Fit(history); !ok) {
+    Error e = ok.error();
+    e.field = "history_rate";
+    return Fail(std::move(e));
+  }
+  for (int v = 0; v < window; v += R) {
+    if (v > 0) {
+      std::vector<forecast::RatePoint> seen;
+      for (int t = v - R; t < v; ++t) seen.push_back({w.start_time_s + t * step_s, actual_rate[t]});
+      if (auto ok = forecaster.Refit(seen); !ok) return Fail(ok.error());
+    }
+    std::vector<int> vintage(span);
+    for (int k = 0; k < span; ++k) {
+      // The highest rate of the hours the step touches: capacity must hold the whole step.
+      const double from = w.start_time_s + (v + k) * step_s;
+      double rate = 0;
+      for (double hour = std::floor(from / 3600) * 3600; hour < from + step_s; hour += 3600) {
+        auto q = forecaster.Predict(hour);
+        if (!q) return Fail(q.error());
+        rate = std::max(rate, forecast::Pick(*q, f.quantile));
+      }
+      vintage[k] = GpusForRate(rate, s.per_gpu_rate, s.headroom);
+    }
+    rs.vintages.push_back(std::move(vintage));
+  }
+  for (int t = 0; t < static_cast<int>(rs.forecast.size()); ++t) {
+    const int issue = std::min(t, (window - 1) / R * R);
+    rs.forecast[t] = rs.PlannerForecast(issue, t);
+  }
+  return {};
 }
 
 }  // namespace
@@ -635,10 +751,12 @@ Result<ResolvedWorld> ResolveWorld(const World& w) {
         deviation[t] = x;
       }
     }
+    std::vector<double> actual_rate(s.rate.empty() ? 0 : needed);
     for (int t = 0; t < needed; ++t) {
       const double noise = std::exp(deviation[t]);
       if (!s.rate.empty()) {
         const double rate = CurveAt(s.rate, t, spd);
+        actual_rate[t] = rate * noise;
         rs.actual[t] = GpusForRate(rate * noise, s.per_gpu_rate, s.headroom);
         rs.forecast[t] = GpusForRate(rate, s.per_gpu_rate, s.headroom);
       } else {
@@ -650,6 +768,14 @@ Result<ResolvedWorld> ResolveWorld(const World& w) {
         rs.forecast[t] = CurveAt(s.forecast_demand, t, spd);
       } else if (!s.forecast_rate.empty()) {
         rs.forecast[t] = GpusForRate(CurveAt(s.forecast_rate, t, spd), s.per_gpu_rate, s.headroom);
+      }
+    }
+    if (s.forecaster) {
+      auto ok = RunForecaster(w, s, actual_rate, rs);
+      if (!ok) {
+        Error e = ok.error();
+        e.field = internal::Join(Index("services", r.services.size()) + ".forecaster", e.field);
+        return Fail(std::move(e));
       }
     }
     r.services.push_back(std::move(rs));

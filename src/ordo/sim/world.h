@@ -16,6 +16,7 @@
 
 #include "ordo/core/error.h"
 #include "ordo/core/scenario.h"
+#include "ordo/forecast/forecaster.h"
 
 namespace ordo::sim {
 
@@ -39,6 +40,17 @@ struct WorldJob {
   GpuRequirement requirement;
 };
 
+/// A forecaster in the loop (forecast/demand_forecaster.h): fitted on `history_rate` (the rates of
+/// the `history_step_minutes` steps just before the window) and refitted every `refit_every_steps`
+/// with the actual rates observed since; the planner is told the `quantile` of its forecast,
+/// turned into GPUs as the actual rate is. Needs the service's `rate`.
+struct ServiceForecaster {
+  forecast::QuantileLevel quantile = forecast::QuantileLevel::kP90;
+  int refit_every_steps = 0;  // 0: every hour (at least every step)
+  int history_step_minutes = 60;
+  std::vector<double> history_rate;
+};
+
 /// A real-time service. Actual demand is given either in GPUs per step (`demand`) or as a request
 /// rate per step (`rate`) turned into GPUs by `per_gpu_rate` and `headroom`:
 /// ceil(rate * (1 + headroom) / per_gpu_rate). The forecast is given the same way
@@ -58,7 +70,9 @@ struct WorldService {
   double headroom = 0;
   std::vector<int> forecast_demand;
   std::vector<double> forecast_rate;
+  std::optional<ServiceForecaster> forecaster;  // instead of forecast_demand / forecast_rate
 
+  /// True when the world gives the forecast curve outright (then no traffic noise applies).
   [[nodiscard]] bool has_forecast() const { return !forecast_demand.empty() || !forecast_rate.empty(); }
 };
 
@@ -86,6 +100,9 @@ struct World {
   int step_minutes = 60;  // divides a day (1440)
   int horizon_steps = 24;  // what each plan looks ahead
   int days = 1;            // the simulated window
+  /// Where step 0 falls on the calendar (Unix seconds, UTC): the forecasters' weekly profile is
+  /// by hour of week. Default 2024-01-01T00:00:00Z, a Monday.
+  double start_time_s = 1704067200;
   Cluster cluster;         // indexed by ParseWorld / generators
   Objective objective;
   std::optional<DurationNoise> duration_noise;
@@ -122,7 +139,18 @@ struct ResolvedJob {
 /// the window plus one horizon. Curves shorter than that repeat their last day.
 struct ResolvedService {
   std::vector<int> actual;
-  std::vector<int> forecast;
+  std::vector<int> forecast;  // a fixed curve; with a forecaster, the forecast each step had
+  /// With a forecaster: the forecast issued at step k * refit_every (vintage k), for steps
+  /// [k * refit_every, k * refit_every + refit_every + horizon).
+  int refit_every = 0;
+  std::vector<std::vector<int>> vintages;
+
+  /// What a plan made at `issue_step` is told about step `step` (issue_step <= step).
+  [[nodiscard]] int PlannerForecast(int issue_step, int step) const {
+    if (vintages.empty()) return forecast[step];
+    const int k = issue_step / refit_every;
+    return vintages[k][step - k * refit_every];
+  }
 };
 
 /// The world with its noise models applied: integer durations and demand curves. Deterministic:

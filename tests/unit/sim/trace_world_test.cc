@@ -107,6 +107,16 @@ TEST(TraceWorld, SeasonalForecastIsTheSameHourAWeekEarlier) {
   EXPECT_EQ(early.error().field, "servegen_start_day");
 }
 
+TEST(TraceWorld, TheForecasterLearnsFromTheHoursBeforeTheWindow) {
+  TraceWorldOptions o = SmallOptions();
+  o.demand_forecast = DemandForecastKind::kForecaster;
+  auto w = MakeTraceWorld(o, kItp, ServeGen());
+  ASSERT_TRUE(w.has_value()) << w.error().ToString();
+  ASSERT_TRUE(w->services[0].forecaster.has_value());
+  EXPECT_EQ(w->services[0].forecaster->history_rate, std::vector<double>(24, 100));  // day 0
+  EXPECT_TRUE(ResolveWorld(*w).has_value());
+}
+
 TEST(TraceWorld, ThinningIsDeterministicAndSeeded) {
   TraceWorldOptions o = SmallOptions();
   o.target_load = 0.0001;  // keeps almost nothing
@@ -181,7 +191,8 @@ TEST(TraceWorld, TheRealTracesGiveTheDocumentedWorld) {
     }
     EXPECT_GE(peak, 7) << s.id;  // 6-10% of 128 GPUs
     EXPECT_LE(peak, 13) << s.id;
-    EXPECT_FALSE(s.forecast_rate.empty());
+    ASSERT_TRUE(s.forecaster.has_value()) << s.id;  // the default: the forecaster in the loop
+    EXPECT_EQ(s.forecaster->history_rate.size(), 7u * 24);  // ServeGen days 0-6
   }
   for (const WorldJob& j : w->jobs) {
     EXPECT_GE(j.arrival_step, 0);

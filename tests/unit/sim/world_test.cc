@@ -198,6 +198,79 @@ TEST(ResolveWorld, TrafficNoiseMovesRealityOffTheCurve) {
   EXPECT_EQ(r2->services[0].forecast[0], 11);  // ceil(900 * 1.2 / 100) = 11 (10.8)
 }
 
+// A forecaster fitted on a week at 100 rps, then the window runs at 200 rps: the first forecast is
+// about 100 rps (10 GPUs at 10 rps per GPU); refitted every 6 hours on what it sees, it forecasts
+// more and more (its level has a half-life of two days). The same world gives the same forecasts.
+TEST(ResolveWorld, TheForecasterInTheLoopLearnsALevelShift) {
+  World w;
+  w.step_minutes = 60;
+  w.horizon_steps = 12;
+  w.days = 3;
+  w.cluster.groups.push_back(NodeGroup{"g", 4, 8, "gpu", 80});
+  w.cluster.Index();
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.rate.assign(72, 200);
+  s.per_gpu_rate = 10;
+  ServiceForecaster f;
+  f.quantile = forecast::QuantileLevel::kP50;
+  f.history_rate.assign(7 * 24, 100);
+  f.refit_every_steps = 6;
+  s.forecaster = f;
+  w.services.push_back(s);
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  auto r = ResolveWorld(w);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  const ResolvedService& rs = r->services[0];
+  EXPECT_EQ(rs.refit_every, 6);
+  ASSERT_EQ(rs.vintages.size(), 12u);
+  EXPECT_EQ(rs.actual[0], 20);
+  EXPECT_NEAR(rs.PlannerForecast(0, 0), 10, 1);
+  EXPECT_NEAR(rs.PlannerForecast(5, 11), 10, 1);
+  EXPECT_GE(rs.PlannerForecast(30, 30), rs.PlannerForecast(0, 0) + 2);
+  EXPECT_GE(rs.PlannerForecast(66, 66), rs.PlannerForecast(30, 30));
+  EXPECT_EQ(rs.forecast[30], rs.PlannerForecast(30, 30));
+  // A plan made at step 32 sees the vintage of step 30 for its whole horizon.
+  EXPECT_EQ(rs.PlannerForecast(32, 43), rs.vintages[5][13]);
+  EXPECT_EQ(ResolveWorld(w)->services[0].vintages, rs.vintages);
+  // Written and read back, the forecaster is the same.
+  auto back = ParseWorld(WorldToJson(w));
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  EXPECT_EQ(WorldToJson(*back), WorldToJson(w));
+}
+
+TEST(WorldFormat, ForecasterErrorsNameTheField) {
+  const std::string fc = R"("forecaster": {"quantile": "p90", "history_rate": [1, 2, 3]})";
+  auto ok = ParseWorld(WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, )" + fc));
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  EXPECT_EQ(ok->services[0].forecaster->history_rate.size(), 3u);
+  auto bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)",
+                                  R"("headroom": 0.2, "forecaster": {"quantile": "p99",
+                                      "history_rate": [1]})"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().field, "services[0].forecaster.quantile");
+  bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, "forecaster": {})"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().field, "services[0].forecaster.history_rate");
+  bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)",
+                             R"("headroom": 0.2, "forecast_rate": [1], )" + fc));
+  ASSERT_FALSE(bad.has_value());
+}
+
+TEST(WorldFormat, StartTimeIsReadAsIsoOrSeconds) {
+  auto w = ParseWorld(WithField(kSmall, R"("days": 1)",
+                                R"("days": 1, "start_time": "2024-05-06T00:00:00Z")"));
+  ASSERT_TRUE(w.has_value()) << w.error().ToString();
+  EXPECT_DOUBLE_EQ(w->start_time_s, 1714953600);
+  w = ParseWorld(WithField(kSmall, R"("days": 1)", R"("days": 1, "start_time": 1714953600)"));
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->start_time_s, 1714953600);
+  auto bad = ParseWorld(WithField(kSmall, R"("days": 1)", R"("days": 1, "start_time": "May")"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().field, "start_time");
+}
+
 TEST(GpusForRate, RoundsUpAndKeepsZero) {
   EXPECT_EQ(GpusForRate(0, 10, 0.2), 0);
   EXPECT_EQ(GpusForRate(10, 10, 0), 1);
