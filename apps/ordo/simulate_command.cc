@@ -1,0 +1,591 @@
+// `ordo simulate WORLD [--policies a,b@K,...] [--replan-every K] [--days D] ...`: replays a world
+// through each policy with the rolling-horizon simulator, checks every committed step, prints
+// per-day and total metrics, and writes the timeline JSON and an HTML chart. `--make-world` turns
+// the real traces (or the synthetic generator) into a world file.
+#include "simulate_command.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "ordo/core/check_plan.h"
+#include "ordo/core/validate.h"
+#include "ordo/io/document.h"
+#include "ordo/policy/registry.h"
+#include "ordo/sim/random_world.h"
+#include "ordo/sim/sim_metrics.h"
+#include "ordo/sim/simulator.h"
+#include "ordo/sim/timeline.h"
+#include "ordo/sim/trace_world.h"
+
+namespace ordo::cli {
+
+const char* const kSimulateUsage =
+    "usage: ordo simulate WORLD [--policies LIST] [--replan-every K] [--days D] [--horizon H]\n"
+    "                     [--no-arrival-replan] [--commit-whole-plan] [--lookahead]\n"
+    "                     [--duration-noise SIGMA] [--traffic-noise SIGMA] [--noise-seed N]\n"
+    "                     [--sweep-duration-noise LIST] [--sweep-traffic-noise LIST]\n"
+    "                     [--time-limit S] [--seed N] [--format text|markdown|json] [--per-day]\n"
+    "                     [--timeline FILE.json] [--html FILE.html] [--progress] [--quiet]\n"
+    "       ordo simulate --make-world OUT.json --data DIR [trace options]\n"
+    "       ordo simulate --make-world OUT.json --synthetic [synthetic options]\n"
+    "\n"
+    "Replays WORLD (docs/world-format.md) step by step through each policy: the planner sees the\n"
+    "jobs that have arrived with forecast durations and the forecast demand; each re-plan commits\n"
+    "the current step only; jobs run their actual durations and demand above the allocation is\n"
+    "unmet. Every committed step is checked against the spec's rules. docs/simulator.md.\n"
+    "  --policies LIST         comma-separated NAME, NAME@K (re-plan every K steps) or NAME@plan\n"
+    "                          (plan once per horizon, commit all of it); names: fifo,\n"
+    "                          fifo-backfill, priority-backfill, reactive, ordo, ordo-full.\n"
+    "                          Default: the four baselines and ordo (ordo-full is slow)\n"
+    "  --replan-every K        re-plan every K steps (default 1); jobs arriving also trigger a\n"
+    "                          re-plan, except for ordo-full or with --no-arrival-replan\n"
+    "  --commit-whole-plan     every run plans once per horizon and commits all of it\n"
+    "  --lookahead             planners see jobs that will arrive inside their horizon\n"
+    "  --days D, --horizon H   simulate D days (at most the world's), plans H steps long\n"
+    "  --duration-noise SIGMA  forecast durations = actual x exp(SIGMA x z) for every job (replaces\n"
+    "                          the world's forecasts); --traffic-noise SIGMA: actual demand moves\n"
+    "                          off the forecast curve (log-AR(1), correlation 0.8); --noise-seed N\n"
+    "  --sweep-duration-noise LIST, --sweep-traffic-noise LIST\n"
+    "                          run every policy at each SIGMA of LIST (e.g. 0,0.15,0.3,0.5) and\n"
+    "                          print the value kept against the first\n"
+    "  --time-limit S          per decision; default 1 (fast mode stops sooner when done)\n"
+    "  --seed N                the policies' seed (default 1)\n"
+    "  --format F              text (default), markdown or json, on stdout\n"
+    "  --per-day               also print each run's per-day table\n"
+    "  --timeline FILE         the committed timelines as JSON; --html FILE: a self-contained page\n"
+    "  --progress, --quiet     force or silence the progress bar (default: when stderr is a tty)\n"
+    "World generation (--make-world OUT.json):\n"
+    "  --data DIR              ../shared/data: ITP jobs + ServeGen services (docs/world-format.md)\n"
+    "    --trace-cluster C (cluster04)  --start-day D (7)  --load L (0.9)  --max-job-gpus N\n"
+    "    --demand-forecast forecaster|seasonal|none (forecaster: the weekly-profile forecaster\n"
+    "    in the loop, refitted hourly, planner told its p90; seasonal: the same hour a week\n"
+    "    earlier; none: the planner is told the actual demand)\n"
+    "  --synthetic             sim/random_world.h: --load L (1.2)  --services N (2)\n"
+    "  both: --days D (7)  --nodes N (16)  --gpus-per-node G (8)  --step-minutes M (30)\n"
+    "        --horizon H (48)  --seed N (1)\n"
+    "Exit: 0 every committed step legal; 1 a policy failed or broke a rule; 2 bad arguments or an\n"
+    "unreadable or invalid file.\n";
+
+namespace {
+
+struct RunSpec {
+  std::string policy;
+  std::string label;
+  int replan_every = 1;
+  bool whole_plan = false;
+};
+
+Result<std::string> ReadMaybeGz(const std::string& path) {
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
+    return io::ReadFileText(path);
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return Fail(Error{ErrorCode::kIo, "", "cannot open " + path});
+  std::string out;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) return Fail(Error{ErrorCode::kIo, "", "cannot decompress " + path});
+  return out;
+}
+
+Result<int> ParseInt(const Args& args, std::string_view name, int def, int lo, int hi) {
+  auto v = args.value(name);
+  if (!v) return def;
+  char* end = nullptr;
+  const long x = std::strtol(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || x < lo || x > hi) {
+    return FailInput(std::string(name), "must be an integer from " + std::to_string(lo) + " to " +
+                                            std::to_string(hi) + " (got \"" + *v + "\")");
+  }
+  return static_cast<int>(x);
+}
+
+Result<double> ParseDouble(std::string_view name, const std::string& text, double lo, double hi) {
+  char* end = nullptr;
+  const double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(x) || x < lo || x > hi) {
+    return FailInput(std::string(name), "must be a number from " + std::to_string(lo) + " to " +
+                                            std::to_string(hi) + " (got \"" + text + "\")");
+  }
+  return x;
+}
+
+Result<double> ParseDouble(const Args& args, std::string_view name, double def, double lo,
+                           double hi) {
+  auto v = args.value(name);
+  if (!v) return def;
+  return ParseDouble(name, *v, lo, hi);
+}
+
+Result<std::vector<double>> ParseList(std::string_view name, const std::string& text) {
+  std::vector<double> out;
+  for (const std::string& item : SplitList(text)) {
+    auto x = ParseDouble(name, item, 0, 5);
+    if (!x) return Fail(x.error());
+    out.push_back(*x);
+  }
+  if (out.empty()) return FailInput(std::string(name), "lists no value");
+  return out;
+}
+
+// "\r[label] [#####.....]  45%  step 151/336  12.3 s" on stderr.
+class Progress {
+ public:
+  Progress(bool on, std::string label) : on_(on), label_(std::move(label)) {}
+  void operator()(int done, int total) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const int width = 30;
+    const int filled = total > 0 ? done * width / total : width;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\r%-22s [%s%s] %3d%%  step %d/%d  %.1f s", label_.c_str(),
+                 std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                 total > 0 ? done * 100 / total : 100, done, total, s);
+    if (done >= total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  std::string label_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+std::string F(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), format, v);
+  return buf;
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  std::string Text() const {
+    std::vector<size_t> w(header.size(), 0);
+    for (size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
+    for (const auto& r : rows) {
+      for (size_t c = 0; c < r.size(); ++c) w[c] = std::max(w[c], r[c].size());
+    }
+    std::string out;
+    auto line = [&](const std::vector<std::string>& r) {
+      for (size_t c = 0; c < r.size(); ++c) {
+        const std::string pad(w[c] - r[c].size(), ' ');
+        out += c == 0 ? r[c] + pad : pad + r[c];
+        out += c + 1 < r.size() ? "  " : "\n";
+      }
+    };
+    line(header);
+    for (const auto& r : rows) line(r);
+    return out;
+  }
+  std::string Markdown() const {
+    std::string out = "|";
+    for (const auto& h : header) out += " " + h + " |";
+    out += "\n|";
+    for (size_t c = 0; c < header.size(); ++c) out += c == 0 ? "---|" : "---:|";
+    out += "\n";
+    for (const auto& r : rows) {
+      out += "|";
+      for (const auto& x : r) out += " " + x + " |";
+      out += "\n";
+    }
+    return out;
+  }
+};
+
+std::string Thousands(double v) {
+  std::string s = F("%.0f", std::fabs(v));
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && (s.size() - i) % 3 == 0) out += ',';
+    out += s[i];
+  }
+  return (v < -0.5 ? "-" : "") + out;
+}
+
+Table MetricsTable(const std::vector<std::pair<std::string, const sim::PeriodMetrics*>>& rows) {
+  Table t;
+  t.header = {"run", "value", "net value", "util", "alloc util", "unmet RT", "started",
+              "completed", "wait mean h", "wait p95 h", "never started", "decisions",
+              "plan ms mean", "p95", "max"};
+  for (const auto& [name, m] : rows) {
+    t.rows.push_back({name, Thousands(m->value), Thousands(m->net_value),
+                      F("%.1f%%", 100 * m->utilization), F("%.1f%%", 100 * m->allocated_utilization),
+                      std::to_string(m->realtime_unmet_gpu_steps), std::to_string(m->jobs_started),
+                      std::to_string(m->jobs_completed), F("%.2f", m->wait_all.mean_hours),
+                      F("%.2f", m->wait_all.p95_hours), std::to_string(m->wait_all.unstarted),
+                      std::to_string(m->decisions), F("%.2f", m->plan_ms_mean),
+                      F("%.2f", m->plan_ms_p95), F("%.1f", m->plan_ms_max)});
+  }
+  return t;
+}
+
+int MakeWorld(const Args& args) {
+  const std::string out = *args.value("--make-world");
+  const bool synthetic = args.has("--synthetic");
+  if (synthetic == args.has("--data")) {
+    return UsageError("--make-world needs either --data DIR or --synthetic", kSimulateUsage);
+  }
+#define ORDO_ARG(var, expr)                                                       \
+  auto var = (expr);                                                              \
+  if (!var) return UsageError(var.error().ToString(), kSimulateUsage)
+  ORDO_ARG(days, ParseInt(args, "--days", 7, 1, 366));
+  ORDO_ARG(nodes, ParseInt(args, "--nodes", 16, 1, 1 << 16));
+  ORDO_ARG(gpn, ParseInt(args, "--gpus-per-node", 8, 1, 16));
+  ORDO_ARG(step, ParseInt(args, "--step-minutes", 30, 1, 1440));
+  ORDO_ARG(horizon, ParseInt(args, "--horizon", 48, 1, Limits::kMaxHorizonSteps));
+  ORDO_ARG(seed, ParseInt(args, "--seed", 1, 0, 1 << 30));
+  sim::World world;
+  std::string summary;
+  if (synthetic) {
+    sim::RandomWorldOptions o;
+    ORDO_ARG(load, ParseDouble(args, "--load", 1.2, 0.01, 100));
+    ORDO_ARG(services, ParseInt(args, "--services", 2, 0, 6));
+    o.seed = static_cast<uint64_t>(*seed);
+    o.days = *days;
+    o.nodes = *nodes;
+    o.gpus_per_node = *gpn;
+    o.step_minutes = *step;
+    o.horizon_steps = *horizon;
+    o.load = *load;
+    o.services = *services;
+    world = sim::RandomWorld(o);
+    if (auto ok = sim::ValidateWorld(world); !ok) return FileError(out, ok.error());
+  } else {
+    const std::string dir = *args.value("--data");
+    sim::TraceWorldOptions o;
+    ORDO_ARG(load, ParseDouble(args, "--load", 0.9, 0.01, 100));
+    ORDO_ARG(start, ParseDouble(args, "--start-day", 7, 0, 60));
+    ORDO_ARG(max_gpus, ParseInt(args, "--max-job-gpus", 0, 0, 1 << 20));
+    o.itp_cluster = args.value("--trace-cluster").value_or("cluster04");
+    o.start_day = *start;
+    o.days = *days;
+    o.nodes = *nodes;
+    o.gpus_per_node = *gpn;
+    o.step_minutes = *step;
+    o.horizon_steps = *horizon;
+    o.target_load = *load;
+    o.max_job_gpus = *max_gpus;
+    o.seed = static_cast<uint64_t>(*seed);
+    const std::string forecast = args.value("--demand-forecast").value_or("forecaster");
+    if (forecast == "forecaster") {
+      o.demand_forecast = sim::DemandForecastKind::kForecaster;
+    } else if (forecast == "seasonal") {
+      o.demand_forecast = sim::DemandForecastKind::kSeasonalNaive;
+    } else if (forecast == "none") {
+      o.demand_forecast = sim::DemandForecastKind::kNone;
+    } else {
+      return UsageError("--demand-forecast: must be forecaster, seasonal or none", kSimulateUsage);
+    }
+    const std::string itp_path = dir + "/jobs/ms_itp_2021_jobs.csv.gz";
+    const std::string sg_path = dir + "/inference/servegen_rate_hourly.csv";
+    auto itp = ReadMaybeGz(itp_path);
+    if (!itp) return FileError(itp_path, itp.error());
+    auto sg = ReadMaybeGz(sg_path);
+    if (!sg) return FileError(sg_path, sg.error());
+    auto w = sim::MakeTraceWorld(o, *itp, *sg);
+    if (!w) return FileError(dir, w.error());
+    world = std::move(*w);
+  }
+#undef ORDO_ARG
+  if (auto ok = WriteTextFile(out, sim::WorldToJson(world)); !ok) return FileError(out, ok.error());
+  std::cerr << "ordo: wrote " << out << ": " << world.cluster.total_gpus() << " GPUs, "
+            << world.days << " days, " << world.jobs.size() << " jobs, " << world.services.size()
+            << " services\n";
+  if (!world.description.empty()) std::cerr << "      " << world.description << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int RunSimulateCommand(int argc, char** argv) {
+  static constexpr OptionSpec kOptions[] = {
+      {"--policies", true},       {"--replan-every", true},    {"--days", true},
+      {"--horizon", true},        {"--no-arrival-replan", false}, {"--commit-whole-plan", false},
+      {"--lookahead", false},     {"--duration-noise", true},  {"--traffic-noise", true},
+      {"--noise-seed", true},     {"--sweep-duration-noise", true},
+      {"--sweep-traffic-noise", true}, {"--time-limit", true}, {"--seed", true},
+      {"--format", true},         {"--per-day", false},        {"--timeline", true},
+      {"--html", true},           {"--progress", false},       {"--quiet", false},
+      {"--make-world", true},     {"--data", true},            {"--synthetic", false},
+      {"--trace-cluster", true},  {"--start-day", true},       {"--load", true},
+      {"--max-job-gpus", true},   {"--demand-forecast", true}, {"--services", true},
+      {"--nodes", true},          {"--gpus-per-node", true},   {"--step-minutes", true},
+  };
+  Result<Args> args = ParseArgs({argv + 1, static_cast<size_t>(argc > 0 ? argc - 1 : 0)}, kOptions);
+  if (!args) return UsageError(args.error().ToString(), kSimulateUsage);
+  if (args->help) {
+    std::cout << kSimulateUsage;
+    return kExitOk;
+  }
+  if (args->has("--make-world")) return MakeWorld(*args);
+  if (args->positional.size() != 1) return UsageError("simulate needs one WORLD file", kSimulateUsage);
+  const std::string path = args->positional[0];
+
+#define ORDO_ARG(var, expr)                                                       \
+  auto var = (expr);                                                              \
+  if (!var) return UsageError(var.error().ToString(), kSimulateUsage)
+  ORDO_ARG(replan_every, ParseInt(*args, "--replan-every", 1, 1, Limits::kMaxHorizonSteps));
+  ORDO_ARG(seed, ParseInt(*args, "--seed", 1, 0, 1 << 30));
+  ORDO_ARG(noise_seed, ParseInt(*args, "--noise-seed", 1, 0, 1 << 30));
+  const std::string format = args->value("--format").value_or("text");
+  if (format != "text" && format != "markdown" && format != "json") {
+    return UsageError("--format: must be text, markdown or json", kSimulateUsage);
+  }
+  std::optional<double> time_limit;
+  if (auto v = args->value("--time-limit")) {
+    ORDO_ARG(s, ParseSeconds("--time-limit", *v));
+    time_limit = *s;
+  }
+
+  auto text = io::ReadFileText(path);
+  if (!text) return FileError(path, text.error());
+  auto parsed = sim::ParseWorld(*text);
+  if (!parsed) return FileError(path, parsed.error());
+  sim::World base = std::move(*parsed);
+  if (args->has("--days")) {
+    ORDO_ARG(days, ParseInt(*args, "--days", base.days, 1, base.days));
+    base.days = *days;
+  }
+  if (args->has("--horizon")) {
+    ORDO_ARG(h, ParseInt(*args, "--horizon", base.horizon_steps, 1, Limits::kMaxHorizonSteps));
+    base.horizon_steps = *h;
+  }
+
+  // The runs: NAME, NAME@K or NAME@plan.
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  std::vector<RunSpec> specs;
+  const std::string list =
+      args->value("--policies").value_or("fifo,fifo-backfill,priority-backfill,reactive,ordo");
+  for (const std::string& item : SplitList(list)) {
+    RunSpec spec;
+    spec.label = item;
+    spec.replan_every = *replan_every;
+    const size_t at = item.find('@');
+    spec.policy = item.substr(0, at);
+    if (at != std::string::npos) {
+      const std::string k = item.substr(at + 1);
+      if (k == "plan") {
+        spec.whole_plan = true;
+      } else {
+        auto v = ParseDouble("--policies", k, 1, Limits::kMaxHorizonSteps);
+        if (!v || *v != std::floor(*v)) {
+          return UsageError("--policies: \"" + item + "\": after @ comes a number of steps or "
+                            "\"plan\"", kSimulateUsage);
+        }
+        spec.replan_every = static_cast<int>(*v);
+      }
+    }
+    if (auto p = registry.Create(spec.policy); !p) {
+      return UsageError("--policies: " + p.error().message, kSimulateUsage);
+    }
+    specs.push_back(spec);
+  }
+  if (specs.empty()) return UsageError("--policies: names no policy", kSimulateUsage);
+
+  // Noise levels: one world per level (a sweep), or the world as given (with overrides).
+  struct Level {
+    std::string name;
+    sim::World world;
+  };
+  std::vector<Level> levels;
+  auto with_duration_noise = [&](sim::World w, double sigma) {
+    w.duration_noise = sim::DurationNoise{sigma, static_cast<uint64_t>(*noise_seed)};
+    for (sim::WorldJob& j : w.jobs) {
+      for (sim::WorldShape& s : j.shapes) s.forecast_duration_steps.reset();
+    }
+    return w;
+  };
+  auto with_traffic_noise = [&](sim::World w, double sigma) {
+    w.traffic_noise = sim::TrafficNoise{sigma, 0.8, static_cast<uint64_t>(*noise_seed)};
+    for (sim::WorldService& s : w.services) {
+      s.forecast_demand.clear();
+      s.forecast_rate.clear();
+    }
+    return w;
+  };
+  if (auto v = args->value("--duration-noise")) {
+    ORDO_ARG(sigma, ParseDouble("--duration-noise", *v, 0, 5));
+    base = with_duration_noise(std::move(base), *sigma);
+  }
+  if (auto v = args->value("--traffic-noise")) {
+    ORDO_ARG(sigma, ParseDouble("--traffic-noise", *v, 0, 5));
+    base = with_traffic_noise(std::move(base), *sigma);
+  }
+  if (args->has("--sweep-duration-noise") && args->has("--sweep-traffic-noise")) {
+    return UsageError("sweep one noise at a time", kSimulateUsage);
+  }
+  if (auto v = args->value("--sweep-duration-noise")) {
+    ORDO_ARG(sigmas, ParseList("--sweep-duration-noise", *v));
+    for (double s : *sigmas) levels.push_back({"duration noise " + F("%g", s), with_duration_noise(base, s)});
+  } else if (auto v = args->value("--sweep-traffic-noise")) {
+    ORDO_ARG(sigmas, ParseList("--sweep-traffic-noise", *v));
+    for (double s : *sigmas) levels.push_back({"traffic noise " + F("%g", s), with_traffic_noise(base, s)});
+  } else {
+    levels.push_back({"", base});
+  }
+#undef ORDO_ARG
+  for (Level& level : levels) {
+    level.world.cluster.Index();
+    if (auto ok = sim::ValidateWorld(level.world); !ok) return FileError(path, ok.error());
+  }
+
+  const bool progress_on =
+      !args->has("--quiet") && (args->has("--progress") || isatty(STDERR_FILENO) == 1);
+  std::vector<std::vector<sim::SimReport>> results(levels.size());
+  bool failed = false;
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const sim::World& world = levels[l].world;
+    auto resolved = sim::ResolveWorld(world);
+    if (!resolved) return FileError(path, resolved.error());
+    for (const RunSpec& spec : specs) {
+      auto policy = registry.Create(spec.policy);
+      sim::SimOptions o;
+      o.replan_every = spec.replan_every;
+      o.replan_on_arrival = spec.policy != "ordo-full" && !args->has("--no-arrival-replan");
+      if (spec.whole_plan || args->has("--commit-whole-plan")) {
+        o.replan_every = world.horizon_steps;
+        o.replan_on_arrival = false;
+      }
+      o.arrivals_lookahead = args->has("--lookahead");
+      o.time_limit_s = time_limit.value_or(1.0);
+      o.seed = static_cast<uint64_t>(*seed);
+      const std::string label =
+          levels[l].name.empty() ? spec.label : spec.label + " (" + levels[l].name + ")";
+      Progress bar(progress_on, label);
+      o.progress = [&bar](int done, int total) { bar(done, total); };
+      auto run = sim::Simulate(*resolved, **policy, o);
+      if (!run) {
+        std::cerr << "ordo: " << label << ": " << run.error().ToString() << "\n";
+        if (run.error().code == ErrorCode::kInvalidInput) return FileError(path, run.error());
+        failed = true;
+        continue;
+      }
+      // Every committed step, against the spec's rules, with actual durations and demand.
+      const sim::CommittedTimeline timeline = sim::BuildCommittedTimeline(world, *run);
+      if (auto ok = ValidateScenario(timeline.scenario); !ok) {
+        std::cerr << "ordo: " << label << ": the committed timeline is not a valid scenario: "
+                  << ok.error().ToString() << "\n";
+        failed = true;
+      }
+      for (const Violation& v : CheckPlan(timeline.scenario, timeline.plan)) {
+        std::cerr << "ordo: " << label << ": committed timeline: " << FormatViolation(v) << "\n";
+        failed = true;
+      }
+      sim::SimReport report;
+      report.metrics = sim::ComputeSimMetrics(world, *run);
+      report.run = std::move(*run);
+      report.label = label;
+      results[l].push_back(std::move(report));
+    }
+  }
+
+  // Output.
+  const sim::World& world = levels.front().world;
+  if (format == "json") {
+    std::string out = "{\"world\": " + nlohmann::json(world.name).dump() + ", \"runs\": [";
+    bool first = true;
+    for (size_t l = 0; l < levels.size(); ++l) {
+      for (const sim::SimReport& r : results[l]) {
+        out += std::string(first ? "" : ", ") + "{\"label\": " + nlohmann::json(r.label).dump() +
+               ", \"policy\": " + nlohmann::json(r.run.policy).dump() +
+               ", \"level\": " + nlohmann::json(levels[l].name).dump() +
+               ", \"total\": " + sim::PeriodMetricsJson(r.metrics.total) + ", \"days\": [";
+        for (size_t d = 0; d < r.metrics.days.size(); ++d) {
+          out += (d ? ", " : "") + sim::PeriodMetricsJson(r.metrics.days[d]);
+        }
+        out += "]}";
+        first = false;
+      }
+    }
+    std::cout << out << "]}\n";
+  } else {
+    const bool md = format == "markdown";
+    if (!md) {
+      std::cout << "world " << world.name << ": " << world.cluster.total_gpus() << " GPUs, "
+                << world.days << " days of " << world.steps_per_day() << " steps ("
+                << world.step_minutes << " min), horizon " << world.horizon_steps << " steps, "
+                << world.jobs.size() << " jobs, " << world.services.size() << " services\n\n";
+    }
+    std::vector<std::pair<std::string, const sim::PeriodMetrics*>> rows;
+    for (size_t l = 0; l < levels.size(); ++l) {
+      for (const sim::SimReport& r : results[l]) rows.emplace_back(r.label, &r.metrics.total);
+    }
+    const Table totals = MetricsTable(rows);
+    std::cout << (md ? totals.Markdown() : totals.Text());
+    if (levels.size() > 1) {
+      // Value kept against the first level (perfect information when it is 0).
+      Table kept;
+      kept.header = {"run", "level", "value", "kept", "net value", "kept (net)", "unmet RT"};
+      for (size_t s = 0; s < specs.size(); ++s) {
+        const sim::SimReport* ref = nullptr;
+        for (const sim::SimReport& r : results[0]) {
+          if (r.label.rfind(specs[s].label + " (", 0) == 0) ref = &r;
+        }
+        for (size_t l = 0; l < levels.size(); ++l) {
+          for (const sim::SimReport& r : results[l]) {
+            if (r.label.rfind(specs[s].label + " (", 0) != 0 || ref == nullptr) continue;
+            const auto& a = r.metrics.total;
+            const auto& b = ref->metrics.total;
+            kept.rows.push_back({specs[s].label, levels[l].name, Thousands(a.value),
+                                 F("%.1f%%", 100 * a.value / std::max(1e-9, b.value)),
+                                 Thousands(a.net_value),
+                                 F("%.1f%%", 100 * a.net_value / std::max(1e-9, b.net_value)),
+                                 std::to_string(a.realtime_unmet_gpu_steps)});
+          }
+        }
+      }
+      std::cout << "\n" << (md ? kept.Markdown() : kept.Text());
+    }
+    if (args->has("--per-day")) {
+      for (size_t l = 0; l < levels.size(); ++l) {
+        for (const sim::SimReport& r : results[l]) {
+          std::vector<std::pair<std::string, const sim::PeriodMetrics*>> days;
+          for (size_t d = 0; d < r.metrics.days.size(); ++d) {
+            days.emplace_back("day " + std::to_string(d + 1), &r.metrics.days[d]);
+          }
+          days.emplace_back("total", &r.metrics.total);
+          const Table t = MetricsTable(days);
+          std::cout << "\n" << (md ? "**" + r.label + "**\n\n" : r.label + "\n")
+                    << (md ? t.Markdown() : t.Text());
+        }
+      }
+    }
+  }
+  std::vector<sim::SimReport> all;
+  for (auto& level : results) {
+    for (auto& r : level) all.push_back(std::move(r));
+  }
+  if (auto out = args->value("--timeline")) {
+    if (auto ok = WriteTextFile(*out, sim::TimelineJson(world, all)); !ok) {
+      return FileError(*out, ok.error());
+    }
+  }
+  if (auto out = args->value("--html")) {
+    if (auto ok = WriteTextFile(*out, sim::TimelineHtml(world, all)); !ok) {
+      return FileError(*out, ok.error());
+    }
+  }
+  return failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace ordo::cli
