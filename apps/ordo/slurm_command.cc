@@ -5,8 +5,8 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -32,7 +32,8 @@ constexpr const char* kSlurmUsage =
     "  --once             one cycle, then exit (the default)\n"
     "  --every DURATION   a cycle every DURATION (30s, 5m, 1h) until SIGINT/SIGTERM\n"
     "  --dry-run          print the Slurm commands instead of running them\n"
-    "  --config FILE      step_minutes, horizon_steps, objective, partition, services (docs/slurm.md)\n"
+    "  --config FILE      step_minutes, horizon_steps, objective, partition, services "
+    "(docs/slurm.md)\n"
     "  --policy NAME      the planner (default ordo)\n"
     "  --now UNIX_SECONDS plan as if it were this time (replays and tests)\n"
     "  --plan-out FILE    write each cycle's plan (JSON); --scenario-out FILE: its scenario\n";
@@ -73,9 +74,9 @@ struct SlurmArgs {
 
 ordo::Result<SlurmArgs> ParseSlurmArgs(int argc, char** argv) {
   static const std::map<std::string, bool> kOptions = {
-      {"--once", false},   {"--every", true},      {"--dry-run", false}, {"--config", true},
-      {"--policy", true},  {"--time-limit", true}, {"--now", true},      {"--plan-out", true},
-      {"--scenario-out", true}};
+      {"--once", false},  {"--every", true},    {"--dry-run", false},
+      {"--config", true}, {"--policy", true},   {"--time-limit", true},
+      {"--now", true},    {"--plan-out", true}, {"--scenario-out", true}};
   SlurmArgs out;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i] == nullptr ? "" : argv[i];
@@ -87,7 +88,8 @@ ordo::Result<SlurmArgs> ParseSlurmArgs(int argc, char** argv) {
     const std::string name = arg.substr(0, eq);
     const auto spec = kOptions.find(name);
     if (spec == kOptions.end()) {
-      return ordo::FailInput(name, arg.rfind("--", 0) == 0 ? "unknown option" : "unexpected argument");
+      return ordo::FailInput(name,
+                             arg.rfind("--", 0) == 0 ? "unknown option" : "unexpected argument");
     }
     if (out.has(name)) return ordo::FailInput(name, "given more than once");
     if (!spec->second) {
@@ -128,11 +130,15 @@ void Log(std::string_view line) {
 ordo::Result<double> ParseEvery(const std::string& text) {
   if (!text.empty() && text.back() == 's') {
     auto seconds = Seconds(text.substr(0, text.size() - 1));
-    if (!seconds) return ordo::FailInput("--every", "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
+    if (!seconds)
+      return ordo::FailInput("--every",
+                             "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
     return *seconds;
   }
   auto minutes = ordo::slurm::ParseDurationMinutes(text);
-  if (!minutes) return ordo::FailInput("--every", "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
+  if (!minutes)
+    return ordo::FailInput("--every",
+                           "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
   return *minutes * 60.0;
 }
 
@@ -153,7 +159,8 @@ int RunSlurmCommand(int argc, char** argv) {
     std::cout << kSlurmUsage;
     return kExitOk;
   }
-  if (args->has("--once") && args->has("--every")) return UsageError("--once and --every exclude each other");
+  if (args->has("--once") && args->has("--every"))
+    return UsageError("--once and --every exclude each other");
 
   slurm::SlurmConfig config;
   if (auto path = args->value("--config")) {
@@ -163,13 +170,15 @@ int RunSlurmCommand(int argc, char** argv) {
   }
   slurm::CycleOptions options;
   options.policy = args->value("--policy").value_or("ordo");
-  if (auto names = MakeInTreeRegistry().names(); std::find(names.begin(), names.end(), options.policy) == names.end()) {
+  if (auto names = MakeInTreeRegistry().names();
+      std::find(names.begin(), names.end(), options.policy) == names.end()) {
     return UsageError("--policy: unknown policy \"" + options.policy + "\"");
   }
   options.time_limit_s = DefaultTimeLimitSeconds(options.policy);
   if (auto t = args->value("--time-limit")) {
     auto seconds = Seconds(*t);
-    if (!seconds) return UsageError("--time-limit: must be a positive number of seconds (got \"" + *t + "\")");
+    if (!seconds)
+      return UsageError("--time-limit: must be a positive number of seconds (got \"" + *t + "\")");
     options.time_limit_s = *seconds;
   }
   options.dry_run = args->has("--dry-run");
@@ -202,7 +211,8 @@ int RunSlurmCommand(int argc, char** argv) {
       Log("cycle failed: " + report.error().ToString());
       exit_code = kExitFailed;
     } else {
-      if (auto path = args->value("--plan-out"); path && !WriteText(*path, io::WritePlan(report->plan))) {
+      if (auto path = args->value("--plan-out");
+          path && !WriteText(*path, io::WritePlan(report->plan))) {
         return FileError(*path, Error{ErrorCode::kIo, "", "cannot write"});
       }
       if (auto path = args->value("--scenario-out");

@@ -3,17 +3,16 @@
 // `ordo slurm --once` binary and checks what Slurm then reports, independently of ordo's code:
 // scenario GPU g is node n(g/8+1), index g%8 on this cluster.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <cstdio>
 #include <fstream>
-#include <iterator>
 #include <future>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
@@ -36,7 +35,8 @@ class SlurmCluster : public ::testing::Test {
  protected:
   void SetUp() override {
     if (Env("SLURM_CONF").empty() || Env("ORDO_BINARY").empty()) {
-      GTEST_FAIL() << "needs a test cluster: run `make test-slurm` (scripts/slurm/test.sh sets SLURM_CONF)";
+      GTEST_FAIL()
+          << "needs a test cluster: run `make test-slurm` (scripts/slurm/test.sh sets SLURM_CONF)";
     }
     dir_ = Env("SLURM_TEST_DIR").empty() ? "/tmp" : Env("SLURM_TEST_DIR");
     CancelAll();
@@ -73,10 +73,12 @@ class SlurmCluster : public ::testing::Test {
   }
 
   // sbatch --hold with ordo's metadata; returns the job id.
-  int64_t Submit(const std::string& name, const std::string& meta, int gpus_per_node, int nodes = 1) {
-    const CommandResult r = Sh({"sbatch", "--parsable", "--hold", "-o", "/dev/null", "-J", name,
-                                "--comment=ordo:" + meta, "--gres=gpu:" + std::to_string(gpus_per_node),
-                                "-N", std::to_string(nodes), "--wrap", "sleep 600"});
+  int64_t Submit(const std::string& name, const std::string& meta, int gpus_per_node,
+                 int nodes = 1) {
+    const CommandResult r =
+        Sh({"sbatch", "--parsable", "--hold", "-o", "/dev/null", "-J", name,
+            "--comment=ordo:" + meta, "--gres=gpu:" + std::to_string(gpus_per_node), "-N",
+            std::to_string(nodes), "--wrap", "sleep 600"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return std::atoll(r.out.c_str());
   }
@@ -105,7 +107,8 @@ class SlurmCluster : public ::testing::Test {
     std::map<int64_t, SlurmJob> jobs;
     for (int i = 0; i < 200; ++i) {
       jobs = JobMap();
-      if (std::all_of(ids.begin(), ids.end(), [&](int64_t id) { return jobs.count(id) && jobs[id].state == "RUNNING"; })) {
+      if (std::all_of(ids.begin(), ids.end(),
+                      [&](int64_t id) { return jobs.count(id) && jobs[id].state == "RUNNING"; })) {
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -120,11 +123,13 @@ class SlurmCluster : public ::testing::Test {
   // The nodes and per-node indices a planned block means on this cluster.
   static std::pair<std::vector<std::string>, std::vector<int>> Where(const JobPlacement& p) {
     std::vector<std::string> nodes;
-    for (int node = p.first_gpu / kGpusPerNode; node <= (p.first_gpu + p.gpus - 1) / kGpusPerNode; ++node) {
+    for (int node = p.first_gpu / kGpusPerNode; node <= (p.first_gpu + p.gpus - 1) / kGpusPerNode;
+         ++node) {
       nodes.push_back("n" + std::to_string(node + 1));
     }
     std::vector<int> indices;
-    for (int g = p.first_gpu; g < p.first_gpu + std::min(p.gpus, kGpusPerNode); ++g) indices.push_back(g % kGpusPerNode);
+    for (int g = p.first_gpu; g < p.first_gpu + std::min(p.gpus, kGpusPerNode); ++g)
+      indices.push_back(g % kGpusPerNode);
     return {nodes, indices};
   }
 
@@ -168,7 +173,8 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
     ASSERT_TRUE(placed.count(id)) << "job " << id << " missing from the plan";
     const JobPlacement& p = placed[id];
     if (p.started() && *p.start_step == 0) now_set.insert(id);
-    if (p.started() && *p.start_step > 0 && (next_step < 0 || *p.start_step < next_step)) next_step = *p.start_step;
+    if (p.started() && *p.start_step > 0 && (next_step < 0 || *p.start_step < next_step))
+      next_step = *p.start_step;
   }
   ASSERT_FALSE(now_set.empty()) << run1.err;
   ASSERT_LT(now_set.size(), all.size()) << "40+ GPUs asked of 32: something must wait";
@@ -191,7 +197,8 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
   std::remove(log_path.c_str());
   auto during = std::async(std::launch::async, [&] {
     return Sh({"sh", "-c", "exec \"$0\" slurm --once --now \"$1\" 2> \"$2\"", Env("ORDO_BINARY"),
-               std::to_string(t0), log_path}, 300);
+               std::to_string(t0), log_path},
+              300);
   });
   auto read_log = [&] {
     std::ifstream in(log_path);
@@ -200,13 +207,15 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
   for (int i = 0; i < 600 && read_log().find("retry") == std::string::npos; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  EXPECT_NE(read_log().find("retry"), std::string::npos) << "ordo did not retry while slurmctld was down";
+  EXPECT_NE(read_log().find("retry"), std::string::npos)
+      << "ordo did not retry while slurmctld was down";
   const CommandResult started = Sh({scripts + "/ctld.sh", "start"});
   ASSERT_EQ(started.exit_code, 0) << started.err;
   const CommandResult finished = during.get();
   const OrdoRun run2{finished.exit_code, finished.out, read_log()};
   EXPECT_EQ(run2.exit_code, 0) << run2.err;
-  EXPECT_EQ(run2.err.find("start job"), std::string::npos) << "a job was started twice:\n" << run2.err;
+  EXPECT_EQ(run2.err.find("start job"), std::string::npos) << "a job was started twice:\n"
+                                                           << run2.err;
   auto after = JobMap();
   for (int64_t id : all) {
     ASSERT_TRUE(after.count(id)) << "job " << id << " lost in the restart";
@@ -228,7 +237,8 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
     auto m = JobMap();
     bool done = true;
     for (int64_t id : now_set) {
-      if (placed[id].end_step() <= next_step && m.count(id) && (m[id].running() || m[id].pending())) done = false;
+      if (placed[id].end_step() <= next_step && m.count(id) && (m[id].running() || m[id].pending()))
+        done = false;
     }
     if (done) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -255,21 +265,24 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
   for (int64_t id : all) {
     if (now_set.count(id) || !placed[id].started()) continue;
     if (*placed[id].start_step == next_step) {
-      EXPECT_TRUE(second.count(id)) << "job " << id << " planned at step " << next_step << "\n" << run3.err;
+      EXPECT_TRUE(second.count(id)) << "job " << id << " planned at step " << next_step << "\n"
+                                    << run3.err;
     }
   }
   for (int64_t late : second) {
     for (int64_t id : all) {
-      if (now_set.count(id) || second.count(id) || !placed[id].started() || !placed[late].started()) continue;
-      EXPECT_LE(*placed[late].start_step, *placed[id].start_step) << "job " << late << " overtook job " << id;
+      if (now_set.count(id) || second.count(id) || !placed[id].started() || !placed[late].started())
+        continue;
+      EXPECT_LE(*placed[late].start_step, *placed[id].start_step)
+          << "job " << late << " overtook job " << id;
     }
   }
 }
 
 TEST_F(SlurmCluster, HighPriorityJobSubmittedLaterStartsBeforeFifoOrder) {
   // Something outside ordo holds three nodes; one node is left.
-  const CommandResult filler = Sh({"sbatch", "--parsable", "-o", "/dev/null", "-J", "filler", "-N", "3",
-                                   "-w", "n1,n2,n3", "--gres=gpu:8", "--wrap", "sleep 600"});
+  const CommandResult filler = Sh({"sbatch", "--parsable", "-o", "/dev/null", "-J", "filler", "-N",
+                                   "3", "-w", "n1,n2,n3", "--gres=gpu:8", "--wrap", "sleep 600"});
   ASSERT_EQ(filler.exit_code, 0) << filler.err;
   ASSERT_TRUE(WaitRunning({std::atoll(filler.out.c_str())}));
   const int64_t low1 = Submit("low1", "kind=training,priority=1,duration=2h", 8);
@@ -281,8 +294,10 @@ TEST_F(SlurmCluster, HighPriorityJobSubmittedLaterStartsBeforeFifoOrder) {
   // What FIFO would do: the oldest job first.
   const OrdoRun fifo = Ordo({"--dry-run", "--policy", "fifo", "--now", now});
   ASSERT_EQ(fifo.exit_code, 0) << fifo.err;
-  EXPECT_NE(fifo.out.find("scontrol release " + std::to_string(low1)), std::string::npos) << fifo.out;
-  EXPECT_EQ(fifo.out.find("scontrol release " + std::to_string(high)), std::string::npos) << fifo.out;
+  EXPECT_NE(fifo.out.find("scontrol release " + std::to_string(low1)), std::string::npos)
+      << fifo.out;
+  EXPECT_EQ(fifo.out.find("scontrol release " + std::to_string(high)), std::string::npos)
+      << fifo.out;
   EXPECT_TRUE(JobMap()[low1].held());  // a dry run changes nothing
 
   const OrdoRun run = Ordo({"--now", now});
@@ -300,12 +315,15 @@ TEST_F(SlurmCluster, ServiceCapacityFollowsItsCurve) {
   std::string curve;
   for (int d : demand) curve += (curve.empty() ? "" : ", ") + std::to_string(d);
   const std::string config = WriteFile(
-      "service.json", R"({"step_minutes": 60, "horizon_steps": 5, "services": [{"id": "chat", "priority": 10,
-        "demand": [)" + curve + R"(], "demand_start": )" + std::to_string(t0) + "}]}");
+      "service.json",
+      R"({"step_minutes": 60, "horizon_steps": 5, "services": [{"id": "chat", "priority": 10,
+        "demand": [)" +
+          curve + R"(], "demand_start": )" + std::to_string(t0) + "}]}");
   const int64_t batch = Submit("batch16", "kind=training,priority=1,duration=10h", 8, 2);
   std::set<int64_t> previous;
   for (size_t k = 0; k < demand.size(); ++k) {
-    const OrdoRun run = Ordo({"--config", config, "--now", std::to_string(t0 + static_cast<int64_t>(k) * 3600)});
+    const OrdoRun run =
+        Ordo({"--config", config, "--now", std::to_string(t0 + static_cast<int64_t>(k) * 3600)});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     std::set<int64_t> held;
     std::set<std::pair<std::string, int>> gpus;

@@ -6,12 +6,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ordo/adapters/slurm/slurm_client.h"
 
@@ -26,10 +25,10 @@ class FakeSlurm final : public SlurmClient {
     std::string state = "PENDING";
     bool held = true;
     int node_count = 1;
-    std::string tres_per_node;               // "gres:gpu:4" or typed
+    std::string tres_per_node;  // "gres:gpu:4" or typed
     std::vector<std::string> required_nodes;
-    std::vector<std::string> nodes;          // while running
-    std::vector<int> indices;                // per node, while running
+    std::vector<std::string> nodes;  // while running
+    std::vector<int> indices;        // per node, while running
     int64_t submit_time = 1000;
     int64_t start_time = 0;
     bool batch = true;
@@ -40,7 +39,8 @@ class FakeSlurm final : public SlurmClient {
   }
 
   /// sbatch --hold with a comment: returns the job id.
-  int64_t SubmitHeld(const std::string& comment, int gpus_per_node, int node_count = 1, int64_t submit_time = 1000) {
+  int64_t SubmitHeld(const std::string& comment, int gpus_per_node, int node_count = 1,
+                     int64_t submit_time = 1000) {
     Job j;
     j.id = next_id_++;
     j.comment = comment;
@@ -51,8 +51,9 @@ class FakeSlurm final : public SlurmClient {
     return j.id;
   }
   /// A job already running on `node` at these indices.
-  int64_t AddRunning(const std::string& comment, const std::vector<std::string>& nodes, const std::vector<int>& indices,
-                     int64_t start_time, const std::string& name = "job") {
+  int64_t AddRunning(const std::string& comment, const std::vector<std::string>& nodes,
+                     const std::vector<int>& indices, int64_t start_time,
+                     const std::string& name = "job") {
     Job j;
     j.id = next_id_++;
     j.name = name;
@@ -83,7 +84,8 @@ class FakeSlurm final : public SlurmClient {
     log_.push_back(line);
     if (fail_next_ > 0) {
       --fail_next_;
-      return CommandResult{1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"};
+      return CommandResult{
+          1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"};
     }
     if (argv[0] == "sinfo") return CommandResult{0, Sinfo(), ""};
     if (argv[0] == "squeue") return CommandResult{0, Squeue(), ""};
@@ -131,18 +133,24 @@ class FakeSlurm final : public SlurmClient {
  private:
   std::string TypedList() const {
     std::string s;
-    for (int i = 0; i < gpus_; ++i) s += (i ? "," : "") + std::string("gpu:g") + std::to_string(i) + ":1";
+    for (int i = 0; i < gpus_; ++i)
+      s += (i ? "," : "") + std::string("gpu:g") + std::to_string(i) + ":1";
     return s;
   }
 
   std::string Sinfo() const {
     nlohmann::json nodes = nlohmann::json::array();
     for (const auto& n : node_names_) {
-      nodes.push_back({{"name", n}, {"state", Used(n).empty() ? "idle" : "mixed"}, {"state_flags", nlohmann::json::array()},
+      nodes.push_back({{"name", n},
+                       {"state", Used(n).empty() ? "idle" : "mixed"},
+                       {"state_flags", nlohmann::json::array()},
                        {"gres", typed_ ? TypedList() : "gpu:" + std::to_string(gpus_)},
-                       {"partitions", {"gpu"}}, {"active_features", n}});
+                       {"partitions", {"gpu"}},
+                       {"active_features", n}});
     }
-    return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"nodes", nodes}}.dump();
+    return nlohmann::json{
+        {"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"nodes", nodes}}
+        .dump();
   }
 
   std::string Squeue() const {
@@ -153,22 +161,35 @@ class FakeSlurm final : public SlurmClient {
       if (j.state == "RUNNING") {
         for (const auto& n : j.nodes) {
           std::string d;
-          for (int i : j.indices) d += (d.empty() ? "" : ",") + std::string("gpu:g") + std::to_string(i) + ":1(IDX:" + std::to_string(i) + ")";
+          for (int i : j.indices)
+            d += (d.empty() ? "" : ",") + std::string("gpu:g") + std::to_string(i) +
+                 ":1(IDX:" + std::to_string(i) + ")";
           detail.push_back(d);
           nodes += (nodes.empty() ? "" : ",") + n;
         }
       }
       std::string required;
       for (const auto& n : j.required_nodes) required += (required.empty() ? "" : ",") + n;
-      jobs.push_back({{"job_id", j.id}, {"name", j.name}, {"job_state", j.state},
-                      {"state_reason", j.held ? "JobHeldUser" : "None"}, {"comment", j.comment},
-                      {"partition", "gpu"}, {"priority", j.held ? 0 : 4294901757LL}, {"nodes", nodes},
-                      {"required_nodes", required}, {"node_count", j.node_count},
-                      {"tres_per_node", j.tres_per_node}, {"gres_detail", detail},
-                      {"submit_time", j.submit_time}, {"start_time", j.start_time},
-                      {"time_limit", nullptr}, {"batch_flag", j.batch}});
+      jobs.push_back({{"job_id", j.id},
+                      {"name", j.name},
+                      {"job_state", j.state},
+                      {"state_reason", j.held ? "JobHeldUser" : "None"},
+                      {"comment", j.comment},
+                      {"partition", "gpu"},
+                      {"priority", j.held ? 0 : 4294901757LL},
+                      {"nodes", nodes},
+                      {"required_nodes", required},
+                      {"node_count", j.node_count},
+                      {"tres_per_node", j.tres_per_node},
+                      {"gres_detail", detail},
+                      {"submit_time", j.submit_time},
+                      {"start_time", j.start_time},
+                      {"time_limit", nullptr},
+                      {"batch_flag", j.batch}});
     }
-    return nlohmann::json{{"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}.dump();
+    return nlohmann::json{
+        {"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}
+        .dump();
   }
 
   static std::vector<std::string> SplitComma(const std::string& s) {
@@ -212,11 +233,14 @@ class FakeSlurm final : public SlurmClient {
       } else if (key == "Gres") {
         // Slurm 22.05: untyped -> typed is refused unless the request was cleared first.
         const bool typed = !TypedIndices(value).empty();
-        if (typed && j.tres_per_node.find("gpu:g") == std::string::npos && j.tres_per_node.size() > 5) {
-          return CommandResult{1, "", "Invalid GRES specification (with and without type identification)\n"};
+        if (typed && j.tres_per_node.find("gpu:g") == std::string::npos &&
+            j.tres_per_node.size() > 5) {
+          return CommandResult{
+              1, "", "Invalid GRES specification (with and without type identification)\n"};
         }
         std::string tres;
-        for (const auto& item : SplitComma(value)) tres += (tres.empty() ? "" : ",") + std::string("gres:") + item;
+        for (const auto& item : SplitComma(value))
+          tres += (tres.empty() ? "" : ",") + std::string("gres:") + item;
         j.tres_per_node = tres;
       }
     }
@@ -263,7 +287,8 @@ class FakeSlurm final : public SlurmClient {
     }
     for (int i : j.indices) {
       if (Used(j.nodes[0]).contains(i)) {
-        return CommandResult{1, "", "salloc: error: Unable to allocate resources: Requested nodes are busy\n"};
+        return CommandResult{
+            1, "", "salloc: error: Unable to allocate resources: Requested nodes are busy\n"};
       }
     }
     jobs_[j.id] = j;

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "ordo/adapters/slurm/slurm_config.h"
+
+#include <gtest/gtest.h>
 
 namespace ordo::slurm {
 namespace {
@@ -19,7 +19,8 @@ services:
     max_change_per_step: 2
     demand: [1, 2, 3]
     demand_start: 3600
-)", true);
+)",
+                            true);
   ASSERT_TRUE(c) << c.error().ToString();
   EXPECT_EQ(c->step_minutes, 30);
   EXPECT_EQ(c->horizon_steps, 48);
@@ -52,7 +53,8 @@ TEST(SlurmConfig, ErrorsNameTheField) {
       {R"({"services": [{"id": "a", "demand": [1]}]})", "services[0].priority"},
       {R"({"services": [{"id": "a", "priority": 1}]})", "services[0].demand"},
       {R"({"services": [{"id": "a", "priority": 1, "demand": [1, -2]}]})", "services[0].demand[1]"},
-      {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "colour": 1}]})", "services[0].colour"},
+      {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "colour": 1}]})",
+       "services[0].colour"},
       {R"({"services": [{"id": "a", "priority": 1, "demand": [1]}, {"id": "a", "priority": 1, "demand": [1]}]})",
        "services[1].id"},
       {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "min_gpus": 4, "max_gpus": 2}]})",

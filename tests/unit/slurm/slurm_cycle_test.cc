@@ -1,4 +1,6 @@
 // Mapping, enforcement and whole cycles against the simulated Slurm (fake_slurm.h).
+#include "ordo/adapters/slurm/slurm_cycle.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 
 #include "fake_slurm.h"
 #include "ordo/adapters/slurm/process_slurm_client.h"
-#include "ordo/adapters/slurm/slurm_cycle.h"
 #include "ordo/core/check_plan.h"
 
 namespace ordo::slurm {
@@ -30,8 +31,8 @@ Result<Mapping> Map(FakeSlurm& fake, const SlurmConfig& config, int64_t now = kN
   return BuildScenario(*snap, config);
 }
 
-Result<CycleReport> Cycle(FakeSlurm& fake, const SlurmConfig& config, Harness& h, int64_t now = kNow,
-                          bool dry_run = false, std::ostream* out = nullptr) {
+Result<CycleReport> Cycle(FakeSlurm& fake, const SlurmConfig& config, Harness& h,
+                          int64_t now = kNow, bool dry_run = false, std::ostream* out = nullptr) {
   CycleOptions options;
   options.now = now;
   options.dry_run = dry_run;
@@ -48,13 +49,15 @@ int CountStarts(const std::vector<std::string>& log) {
 TEST(SlurmMapping, NodesRunningJobsCandidatesAndServices) {
   FakeSlurm fake(3, 8);
   // Running 4 GPUs at 4-7 of n2 for 2 hours of its 3: pinned at start_step -2, duration 3.
-  const int64_t running = fake.AddRunning("ordo:kind=training,priority=7,duration=3h", {"n2"}, {4, 5, 6, 7}, kNow - 2 * 3600 - 60);
+  const int64_t running = fake.AddRunning("ordo:kind=training,priority=7,duration=3h", {"n2"},
+                                          {4, 5, 6, 7}, kNow - 2 * 3600 - 60);
   // Running on 3 unaligned GPUs (1,2,3 of n3): pieces [1] and [2,3].
   fake.AddRunning("", {"n3"}, {1, 2, 3}, kNow - 10);
-  const int64_t held = fake.SubmitHeld("ordo:kind=quantization,priority=2,shapes=1x4h|2x2h", 1, 1, kNow - 3 * 3600);
+  const int64_t held =
+      fake.SubmitHeld("ordo:kind=quantization,priority=2,shapes=1x4h|2x2h", 1, 1, kNow - 3 * 3600);
   fake.SubmitHeld("not ordo's", 1);
-  fake.SubmitHeld("ordo:kind=training,priority=2,duration=1h", 3);   // 3 GPUs: not a power of two
-  fake.SubmitHeld("ordo:kind=training,priority=2", 2);                // no duration
+  fake.SubmitHeld("ordo:kind=training,priority=2,duration=1h", 3);  // 3 GPUs: not a power of two
+  fake.SubmitHeld("ordo:kind=training,priority=2", 2);              // no duration
   SlurmConfig config;
   ServiceSpec chat;
   chat.service.id = "chat";
@@ -91,9 +94,10 @@ TEST(SlurmMapping, NodesRunningJobsCandidatesAndServices) {
   EXPECT_EQ(q.shapes[0], (Shape{1, 4}));
   EXPECT_EQ(q.shapes[1], (Shape{2, 2}));
   // Two held ordo jobs with bad metadata are reported, not planned.
-  EXPECT_EQ(std::count_if(m->notes.begin(), m->notes.end(),
-                          [](const std::string& n) { return n.find("left out") != std::string::npos; }),
-            2);
+  EXPECT_EQ(
+      std::count_if(m->notes.begin(), m->notes.end(),
+                    [](const std::string& n) { return n.find("left out") != std::string::npos; }),
+      2);
   ASSERT_EQ(sc.services.size(), 1u);
   EXPECT_EQ(sc.services[0].current_gpus, 1);
   EXPECT_EQ(sc.services[0].max_gpus, 24);
@@ -123,7 +127,8 @@ TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
   FakeSlurm fake(2, 8);
   const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 4);
   const int64_t b = fake.SubmitHeld("ordo:kind=training,priority=3,duration=1h", 8, 1);
-  const int64_t c = fake.SubmitHeld("ordo:kind=training,priority=1,duration=1h", 8, 2);  // 16 GPUs: waits
+  const int64_t c =
+      fake.SubmitHeld("ordo:kind=training,priority=1,duration=1h", 8, 2);  // 16 GPUs: waits
   Harness h;
   auto report = Cycle(fake, SlurmConfig{}, h);
   ASSERT_TRUE(report) << report.error().ToString();
@@ -153,7 +158,8 @@ TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
   EXPECT_TRUE(fake.jobs().at(c).held);
   // The untyped request was cleared before the typed one (22.05 refuses it otherwise).
   const auto& log = fake.log();
-  const auto clear = std::find(log.begin(), log.end(), "scontrol update JobId=" + std::to_string(a) + " TresPerNode=");
+  const auto clear = std::find(log.begin(), log.end(),
+                               "scontrol update JobId=" + std::to_string(a) + " TresPerNode=");
   ASSERT_NE(clear, log.end());
   EXPECT_NE(std::next(clear)->find("Gres=gpu:g"), std::string::npos);
 
@@ -202,15 +208,18 @@ TEST(SlurmCycle, ReleasedJobWhoseGpusAreTakenIsHeldAgain) {
   fake.ClearLog();
   auto again = Cycle(fake, SlurmConfig{}, h);
   ASSERT_TRUE(again) << again.error().ToString();
-  EXPECT_NE(std::find(fake.log().begin(), fake.log().end(), "scontrol hold " + std::to_string(a)), fake.log().end());
+  EXPECT_NE(std::find(fake.log().begin(), fake.log().end(), "scontrol hold " + std::to_string(a)),
+            fake.log().end());
   EXPECT_TRUE(fake.jobs().at(a).held);
   EXPECT_EQ(fake.jobs().at(a).state, "PENDING");
 }
 
 TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
   FakeSlurm fake(1, 8);
-  const int64_t low = fake.SubmitHeld("ordo:kind=training,priority=1,duration=2h", 8, 1, kNow - 7200);
-  const int64_t high = fake.SubmitHeld("ordo:kind=training,priority=10,duration=2h", 8, 1, kNow - 60);
+  const int64_t low =
+      fake.SubmitHeld("ordo:kind=training,priority=1,duration=2h", 8, 1, kNow - 7200);
+  const int64_t high =
+      fake.SubmitHeld("ordo:kind=training,priority=10,duration=2h", 8, 1, kNow - 60);
   Harness h;
   std::ostringstream fifo_out;
   CycleOptions fifo;
@@ -219,7 +228,8 @@ TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
   fifo.dry_run = true;
   fifo.dry_out = &fifo_out;
   ASSERT_TRUE(RunCycle(fake, SlurmConfig{}, fifo, h.sleep, h.log));
-  EXPECT_NE(fifo_out.str().find("scontrol release " + std::to_string(low)), std::string::npos) << fifo_out.str();
+  EXPECT_NE(fifo_out.str().find("scontrol release " + std::to_string(low)), std::string::npos)
+      << fifo_out.str();
   EXPECT_EQ(CountStarts(fake.log()), 0);  // dry run: nothing ran
   ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
   EXPECT_EQ(fake.jobs().at(high).state, "RUNNING");
@@ -247,7 +257,8 @@ TEST(SlurmCycle, ServiceCapacityFollowsItsCurveWithFewMoves) {
     for (const auto& [id, j] : fake.jobs()) {
       if (j.name == "ordo-svc-chat") held.push_back(id);
     }
-    EXPECT_EQ(static_cast<int>(held.size()), chat.service.demand[static_cast<size_t>(step)]) << "step " << step;
+    EXPECT_EQ(static_cast<int>(held.size()), chat.service.demand[static_cast<size_t>(step)])
+        << "step " << step;
     // Growing keeps every placeholder it had; shrinking keeps only old ones.
     const size_t kept = std::count_if(previous.begin(), previous.end(), [&](int64_t id) {
       return std::find(held.begin(), held.end(), id) != held.end();
@@ -282,7 +293,8 @@ TEST(SlurmCycle, TransientFailuresAreRetriedWithBackoff) {
   EXPECT_EQ(h.sleeps, (std::vector<double>{0.5, 1.0, 1.5}));
   EXPECT_EQ(CountStarts(fake.log()), 1);
   EXPECT_TRUE(std::any_of(h.lines.begin(), h.lines.end(), [](const std::string& l) {
-    return l.find("retry 1/4") != std::string::npos && l.find("Unable to contact") != std::string::npos;
+    return l.find("retry 1/4") != std::string::npos &&
+           l.find("Unable to contact") != std::string::npos;
   }));
 }
 
@@ -297,8 +309,12 @@ TEST(SlurmCycle, ErrorsInsideJsonAndUnknownNodesAreWaitedOut) {
     explicit Restarting(FakeSlurm& f) : inner(f) {}
     Result<CommandResult> Run(const std::vector<std::string>& argv, double t) override {
       if (argv[0] == "sinfo" && ++calls <= 3) {
-        if (calls == 1) return CommandResult{0, R"({"errors":[{"error":"Unspecified error"}],"nodes":[]})", ""};
-        return CommandResult{0, R"({"errors":[],"nodes":[{"name":"n1","state":"unknown","gres":"gpu:g0:1,gpu:g1:1"}]})", ""};
+        if (calls == 1)
+          return CommandResult{0, R"({"errors":[{"error":"Unspecified error"}],"nodes":[]})", ""};
+        return CommandResult{
+            0,
+            R"({"errors":[],"nodes":[{"name":"n1","state":"unknown","gres":"gpu:g0:1,gpu:g1:1"}]})",
+            ""};
       }
       return inner.Run(argv, t);
     }
@@ -326,7 +342,8 @@ TEST(SlurmCycle, ControllerDownIsAClearErrorAfterTheRetries) {
   config.retry = RetryPolicy{3, 0.1, 1};
   auto report = Cycle(fake, config, h);
   ASSERT_FALSE(report);
-  EXPECT_NE(report.error().message.find("after 3 attempts: sinfo --json failed (exit 1): slurm_load_jobs error: Unable to contact"),
+  EXPECT_NE(report.error().message.find("after 3 attempts: sinfo --json failed (exit 1): "
+                                        "slurm_load_jobs error: Unable to contact"),
             std::string::npos)
       << report.error().message;
   EXPECT_EQ(h.sleeps.size(), 2u);
@@ -340,11 +357,16 @@ TEST(SlurmCycle, DryRunPrintsTheCommandsAndRunsNone) {
   auto report = Cycle(fake, SlurmConfig{}, h, kNow, true, &out);
   ASSERT_TRUE(report);
   const std::string id = std::to_string(a);
-  EXPECT_EQ(out.str(), "scontrol update JobId=" + id + " TresPerNode=\n"
-                       "scontrol update JobId=" + id + " NumNodes=1 NodeList=n1 Gres=gpu:g0:1,gpu:g1:1\n"
-                       "scontrol release " + id + "\n");
+  EXPECT_EQ(out.str(), "scontrol update JobId=" + id +
+                           " TresPerNode=\n"
+                           "scontrol update JobId=" +
+                           id +
+                           " NumNodes=1 NodeList=n1 Gres=gpu:g0:1,gpu:g1:1\n"
+                           "scontrol release " +
+                           id + "\n");
   EXPECT_TRUE(fake.jobs().at(a).held);
-  for (const std::string& l : fake.log()) EXPECT_TRUE(l.rfind("sinfo", 0) == 0 || l.rfind("squeue", 0) == 0) << l;
+  for (const std::string& l : fake.log())
+    EXPECT_TRUE(l.rfind("sinfo", 0) == 0 || l.rfind("squeue", 0) == 0) << l;
 }
 
 TEST(SlurmCycle, UntypedClusterPinsNodesAndCounts) {
@@ -354,7 +376,8 @@ TEST(SlurmCycle, UntypedClusterPinsNodesAndCounts) {
   auto report = Cycle(fake, SlurmConfig{}, h);
   ASSERT_TRUE(report) << report.error().ToString();
   EXPECT_NE(std::find(fake.log().begin(), fake.log().end(),
-                      "scontrol update JobId=" + std::to_string(a) + " NumNodes=2 NodeList=n1,n2 Gres=gpu:8"),
+                      "scontrol update JobId=" + std::to_string(a) +
+                          " NumNodes=2 NodeList=n1,n2 Gres=gpu:8"),
             fake.log().end());
   EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
 }
@@ -412,7 +435,8 @@ TEST(ProcessSlurmClient, KillsACommandPastItsTimeout) {
 }
 
 TEST(SlurmClient, FormatCommandQuotesForAShell) {
-  EXPECT_EQ(FormatCommand({"scontrol", "update", "JobId=4", "TresPerNode="}), "scontrol update JobId=4 TresPerNode=");
+  EXPECT_EQ(FormatCommand({"scontrol", "update", "JobId=4", "TresPerNode="}),
+            "scontrol update JobId=4 TresPerNode=");
   EXPECT_EQ(FormatCommand({"echo", "a b", "it's"}), "echo 'a b' 'it'\\''s'");
 }
 

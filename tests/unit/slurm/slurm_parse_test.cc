@@ -7,7 +7,8 @@ namespace ordo::slurm {
 namespace {
 
 // Trimmed from a real Slurm 22.05.8 `sinfo --json` (typed per-index GPUs, one node in use).
-constexpr const char* kSinfo = R"json({"meta":{"plugin":{"type":"openapi/v0.0.38"},"Slurm":{"release":"22.05.8"}},
+constexpr const char* kSinfo =
+    R"json({"meta":{"plugin":{"type":"openapi/v0.0.38"},"Slurm":{"release":"22.05.8"}},
  "errors":[],
  "nodes":[
   {"name":"n2","state":"idle","state_flags":[],"partitions":["gpu"],"active_features":"n2",
@@ -56,7 +57,7 @@ TEST(SlurmParse, SinfoNodes) {
   EXPECT_EQ(big.gpus, 8);
   EXPECT_FALSE(big.index_typed());
   EXPECT_EQ(big.gpu_type, "h100");
-  EXPECT_FALSE(big.usable());  // drained
+  EXPECT_FALSE(big.usable());               // drained
   EXPECT_EQ((*nodes)[3].gpu_type, "a100");  // from the gpu_a100 feature
   EXPECT_EQ((*nodes)[3].partitions.size(), 2u);
   EXPECT_EQ((*nodes)[4].gpus, 0);
@@ -104,18 +105,23 @@ TEST(SlurmParse, MalformedJsonIsAClearError) {
       {R"json({"errors":[{"error":"Invalid user"}],"jobs":[]})json", "errors[0]", "Invalid user"},
       {R"json({"jobs":[7]})json", "jobs[0]", "expected an object"},
       {R"json({"jobs":[{"name":"x","job_state":"RUNNING"}]})json", "jobs[0].job_id", "missing"},
-      {R"json({"jobs":[{"job_id":"12","job_state":"RUNNING"}]})json", "jobs[0].job_id", "expected a number"},
+      {R"json({"jobs":[{"job_id":"12","job_state":"RUNNING"}]})json", "jobs[0].job_id",
+       "expected a number"},
       {R"json({"jobs":[{"job_id":1}]})json", "jobs[0].job_state", "missing"},
-      {R"json({"jobs":[{"job_id":1,"job_state":5}]})json", "jobs[0].job_state", "expected a string"},
-      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","nodes":"n[1-"}]})json", "jobs[0].nodes", "unbalanced"},
-      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","nodes":"n[3-1]"}]})json", "jobs[0].nodes", "bad range"},
+      {R"json({"jobs":[{"job_id":1,"job_state":5}]})json", "jobs[0].job_state",
+       "expected a string"},
+      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","nodes":"n[1-"}]})json", "jobs[0].nodes",
+       "unbalanced"},
+      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","nodes":"n[3-1]"}]})json", "jobs[0].nodes",
+       "bad range"},
       {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","tres_per_node":"gres:gpu:g1:x"}]})json",
        "jobs[0].tres_per_node", "bad count"},
-      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","gres_detail":"gpu"}]})json", "jobs[0].gres_detail",
-       "expected a list"},
+      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","gres_detail":"gpu"}]})json",
+       "jobs[0].gres_detail", "expected a list"},
       {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","gres_detail":["gpu:g1:1(IDX:2-1)"]}]})json",
        "jobs[0].gres_detail[0]", "bad index range"},
-      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","priority":1e300}]})json", "jobs[0].priority", "out of range"},
+      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","priority":1e300}]})json",
+       "jobs[0].priority", "out of range"},
   };
   for (const Case& c : cases) {
     auto jobs = ParseSqueueJson(c.text);
@@ -128,7 +134,8 @@ TEST(SlurmParse, MalformedJsonIsAClearError) {
       {R"json({"nodes":[{"state":"idle"}]})json", "nodes[0].name", "missing"},
       {R"json({"nodes":[{"name":""}]})json", "nodes[0].name", "empty"},
       {R"json({"nodes":[{"name":"n1","gres":"gpu:g0:1(IDX:0"}]})json", "nodes[0].gres", "unclosed"},
-      {R"json({"nodes":[{"name":"n1","partitions":[1]}]})json", "nodes[0].partitions[0]", "expected a string"},
+      {R"json({"nodes":[{"name":"n1","partitions":[1]}]})json", "nodes[0].partitions[0]",
+       "expected a string"},
       {R"json({"nodes":[{"name":"n1","state":{}}]})json", "nodes[0].state", "expected a string"},
   };
   for (const Case& c : node_cases) {
@@ -143,7 +150,8 @@ TEST(SlurmParse, MalformedJsonIsAClearError) {
 TEST(SlurmParse, Hostlists) {
   auto a = ExpandHostlist("n[1-3,7],gpu-a[08-10],login");
   ASSERT_TRUE(a);
-  EXPECT_EQ(*a, (std::vector<std::string>{"n1", "n2", "n3", "n7", "gpu-a08", "gpu-a09", "gpu-a10", "login"}));
+  EXPECT_EQ(*a, (std::vector<std::string>{"n1", "n2", "n3", "n7", "gpu-a08", "gpu-a09", "gpu-a10",
+                                          "login"}));
   EXPECT_TRUE(ExpandHostlist("")->empty());
   EXPECT_TRUE(ExpandHostlist("(null)")->empty());
   for (const char* bad : {"n[1-2", "n]1[", "n[[1]]", "n[a-b]", "n[5-2]", "a,,b", "n[1-9999999]"}) {

@@ -91,8 +91,8 @@ Result<CommandResult> ProcessSlurmClient::Run(const std::vector<std::string>& ar
     }
     const auto until = killed ? kill_deadline : deadline;
     const int wait_ms = static_cast<int>(std::clamp<long long>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count() + 1,
-        1, 1000));
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count() + 1, 1,
+        1000));
     const int n = poll(fds, 2, wait_ms);
     if (n < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {

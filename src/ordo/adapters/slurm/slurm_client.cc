@@ -44,12 +44,12 @@ Result<CommandResult> RunWithRetry(SlurmClient& client, const std::vector<std::s
     if (!result) return result;
     if (result->ok()) return result;
     if (!retry_any_failure && !IsTransient(*result)) return result;
-    const double wait = std::min(policy.initial_backoff_s * std::pow(2.0, attempt - 1),
-                                 policy.max_backoff_s);
+    const double wait =
+        std::min(policy.initial_backoff_s * std::pow(2.0, attempt - 1), policy.max_backoff_s);
     if (log) {
       std::ostringstream line;
-      line << "retry " << attempt << "/" << attempts - 1 << " in " << wait << " s: "
-           << FormatCommand(argv) << " failed"
+      line << "retry " << attempt << "/" << attempts - 1 << " in " << wait
+           << " s: " << FormatCommand(argv) << " failed"
            << (result->timed_out ? " (timed out)" : "") << " (exit " << result->exit_code
            << "): " << FirstLine(*result);
       log(line.str());
@@ -64,11 +64,10 @@ std::string FormatCommand(const std::vector<std::string>& argv) {
   std::string out;
   for (const std::string& arg : argv) {
     if (!out.empty()) out += ' ';
-    const bool plain =
-        !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-                 std::string_view("-_=:,./+@%[]").find(c) != std::string_view::npos;
-        });
+    const bool plain = !arg.empty() && std::all_of(arg.begin(), arg.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+             std::string_view("-_=:,./+@%[]").find(c) != std::string_view::npos;
+    });
     if (plain) {
       out += arg;
       continue;
@@ -87,9 +86,8 @@ std::string FormatCommand(const std::vector<std::string>& argv) {
 }
 
 std::string FirstLine(const CommandResult& result) {
-  const std::string& text = result.err.find_first_not_of(" \t\r\n") != std::string::npos
-                                ? result.err
-                                : result.out;
+  const std::string& text =
+      result.err.find_first_not_of(" \t\r\n") != std::string::npos ? result.err : result.out;
   const size_t begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return "(no output)";
   const size_t end = text.find('\n', begin);

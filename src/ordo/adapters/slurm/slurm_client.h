@@ -50,7 +50,8 @@ using Logger = std::function<void(std::string_view line)>;
 
 /// True when a failed command may succeed if simply repeated: a timeout, or an error Slurm prints
 /// while its controller is restarting or busy ("Unable to contact slurm controller", "Socket timed
-/// out", ...). A refusal ("Invalid job id", "Requested node configuration is not available") is not.
+/// out", ...). A refusal ("Invalid job id", "Requested node configuration is not available") is
+/// not.
 bool IsTransient(const CommandResult& result);
 
 /// Runs a command, retrying with exponential backoff while the failure is transient (or, when

@@ -1,9 +1,8 @@
 #include "ordo/adapters/slurm/slurm_config.h"
 
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "ordo/io/document.h"
 
@@ -12,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-Result<void> CheckKeys(const json& obj, const std::string& where, const std::set<std::string>& known) {
+Result<void> CheckKeys(const json& obj, const std::string& where,
+                       const std::set<std::string>& known) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (known.contains(it.key()) || it.key().rfind("x-", 0) == 0) continue;
     return FailInput(where.empty() ? it.key() : where + "." + it.key(), "unknown field");
@@ -24,33 +24,37 @@ std::string Path(const std::string& where, const char* key) {
   return where.empty() ? std::string(key) : where + "." + key;
 }
 
-Result<int64_t> Int(const json& obj, const std::string& where, const char* key, int64_t lo, int64_t hi,
-                    int64_t fallback) {
+Result<int64_t> Int(const json& obj, const std::string& where, const char* key, int64_t lo,
+                    int64_t hi, int64_t fallback) {
   auto it = obj.find(key);
   if (it == obj.end()) return fallback;
   if (!it->is_number_integer()) return FailInput(Path(where, key), "must be an integer");
-  const int64_t v = it->is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), INT64_MAX))
-                                             : it->get<int64_t>();
+  const int64_t v = it->is_number_unsigned()
+                        ? static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), INT64_MAX))
+                        : it->get<int64_t>();
   if (v < lo || v > hi) {
-    return FailInput(Path(where, key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                           "] (got " + std::to_string(v) + ")");
+    return FailInput(Path(where, key), "must be in [" + std::to_string(lo) + ", " +
+                                           std::to_string(hi) + "] (got " + std::to_string(v) +
+                                           ")");
   }
   return v;
 }
 
-Result<double> Number(const json& obj, const std::string& where, const char* key, double lo, double hi,
-                      double fallback) {
+Result<double> Number(const json& obj, const std::string& where, const char* key, double lo,
+                      double hi, double fallback) {
   auto it = obj.find(key);
   if (it == obj.end()) return fallback;
   if (!it->is_number()) return FailInput(Path(where, key), "must be a number");
   const double v = it->get<double>();
   if (!std::isfinite(v) || v < lo || v > hi) {
-    return FailInput(Path(where, key), "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return FailInput(Path(where, key),
+                     "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return v;
 }
 
-Result<std::string> String(const json& obj, const std::string& where, const char* key, bool required) {
+Result<std::string> String(const json& obj, const std::string& where, const char* key,
+                           bool required) {
   auto it = obj.find(key);
   if (it == obj.end()) {
     if (required) return FailInput(Path(where, key), "missing");
@@ -62,8 +66,9 @@ Result<std::string> String(const json& obj, const std::string& where, const char
 
 Result<ServiceSpec> ParseService(const json& s, const std::string& where) {
   if (!s.is_object()) return FailInput(where, "must be an object");
-  if (auto k = CheckKeys(s, where, {"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
-                                     "gpu_type", "min_gpu_memory_gb", "demand", "demand_start"});
+  if (auto k = CheckKeys(s, where,
+                         {"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
+                          "gpu_type", "min_gpu_memory_gb", "demand", "demand_start"});
       !k) {
     return Fail(k.error());
   }
@@ -102,14 +107,17 @@ Result<ServiceSpec> ParseService(const json& s, const std::string& where) {
   if (*memory >= 0) svc.requirement.min_gpu_memory_gb = *memory;
   auto demand = s.find("demand");
   if (demand == s.end()) return FailInput(where + ".demand", "missing");
-  if (!demand->is_array() || demand->empty()) return FailInput(where + ".demand", "must be a non-empty list");
+  if (!demand->is_array() || demand->empty())
+    return FailInput(where + ".demand", "must be a non-empty list");
   if (demand->size() > static_cast<size_t>(Limits::kMaxHorizonSteps)) {
-    return FailInput(where + ".demand", "longer than " + std::to_string(Limits::kMaxHorizonSteps) + " steps");
+    return FailInput(where + ".demand",
+                     "longer than " + std::to_string(Limits::kMaxHorizonSteps) + " steps");
   }
   for (size_t i = 0; i < demand->size(); ++i) {
     const json& d = (*demand)[i];
     if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > Limits::kMaxGpus) {
-      return FailInput(where + ".demand[" + std::to_string(i) + "]", "must be a non-negative integer");
+      return FailInput(where + ".demand[" + std::to_string(i) + "]",
+                       "must be a non-negative integer");
     }
     svc.demand.push_back(static_cast<int>(d.get<int64_t>()));
   }
@@ -126,8 +134,9 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   if (!doc) return Fail(doc.error());
   const json& root = *doc;
   if (!root.is_object()) return FailInput("", "the configuration must be an object");
-  if (auto k = CheckKeys(root, "", {"step_minutes", "horizon_steps", "objective", "partition", "services",
-                                     "command_timeout_s", "salloc_immediate_s", "retry"});
+  if (auto k = CheckKeys(root, "",
+                         {"step_minutes", "horizon_steps", "objective", "partition", "services",
+                          "command_timeout_s", "salloc_immediate_s", "retry"});
       !k) {
     return Fail(k.error());
   }
@@ -140,7 +149,8 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   config.horizon_steps = static_cast<int>(*horizon);
   if (auto obj = root.find("objective"); obj != root.end()) {
     if (!obj->is_object()) return FailInput("objective", "must be an object");
-    if (auto k = CheckKeys(*obj, "objective", {"time_decay", "unmet_penalty_multiplier"}); !k) return Fail(k.error());
+    if (auto k = CheckKeys(*obj, "objective", {"time_decay", "unmet_penalty_multiplier"}); !k)
+      return Fail(k.error());
     auto alpha = Number(*obj, "objective", "time_decay", 0, 1, 0.5);
     auto m = Number(*obj, "objective", "unmet_penalty_multiplier", 0, 1e6, 8);
     if (!alpha) return Fail(alpha.error());
@@ -159,7 +169,8 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   config.salloc_immediate_s = std::ceil(*immediate);
   if (auto retry = root.find("retry"); retry != root.end()) {
     if (!retry->is_object()) return FailInput("retry", "must be an object");
-    if (auto k = CheckKeys(*retry, "retry", {"attempts", "initial_backoff_s", "max_backoff_s"}); !k) return Fail(k.error());
+    if (auto k = CheckKeys(*retry, "retry", {"attempts", "initial_backoff_s", "max_backoff_s"}); !k)
+      return Fail(k.error());
     auto attempts = Int(*retry, "retry", "attempts", 1, 100, 5);
     auto initial = Number(*retry, "retry", "initial_backoff_s", 0, 600, 0.5);
     auto max = Number(*retry, "retry", "max_backoff_s", 0, 3600, 8);
@@ -188,7 +199,8 @@ Result<SlurmConfig> ReadSlurmConfigFile(const std::string& path) {
   return ParseSlurmConfig(*text, io::LooksLikeYaml(path, *text));
 }
 
-std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int horizon_steps, int64_t now) {
+std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int horizon_steps,
+                              int64_t now) {
   const std::vector<int>& profile = spec.service.demand;
   std::vector<int> window(static_cast<size_t>(horizon_steps), 0);
   if (profile.empty()) return window;
@@ -198,7 +210,8 @@ std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int hor
   int64_t current = elapsed / step_s - ((elapsed % step_s != 0 && elapsed < 0) ? 1 : 0);
   const int64_t n = static_cast<int64_t>(profile.size());
   current = ((current % n) + n) % n;
-  for (int t = 0; t < horizon_steps; ++t) window[t] = profile[static_cast<size_t>((current + t) % n)];
+  for (int t = 0; t < horizon_steps; ++t)
+    window[t] = profile[static_cast<size_t>((current + t) % n)];
   return window;
 }
 

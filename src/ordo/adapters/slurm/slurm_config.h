@@ -26,7 +26,7 @@ struct SlurmConfig {
   int step_minutes = 60;
   int horizon_steps = 24;
   Objective objective;
-  std::string partition;        // only nodes of this partition (empty: every node)
+  std::string partition;  // only nodes of this partition (empty: every node)
   std::vector<ServiceSpec> services;
   double command_timeout_s = 30;
   double salloc_immediate_s = 10;  // salloc --immediate: how long a placeholder may wait
@@ -39,6 +39,7 @@ struct SlurmConfig {
 [[nodiscard]] Result<SlurmConfig> ReadSlurmConfigFile(const std::string& path);
 
 /// The demand of `spec` for the `horizon_steps` steps starting at Unix time `now`.
-std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int horizon_steps, int64_t now);
+std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int horizon_steps,
+                              int64_t now);
 
 }  // namespace ordo::slurm

@@ -33,11 +33,15 @@ Result<Snapshot> ReadSnapshotOnce(SlurmClient& client, const SlurmConfig& config
   auto nodes_text = ReadCommand(client, {"sinfo", "--json"}, config);
   if (!nodes_text) return Fail(nodes_text.error());
   auto nodes = ParseSinfoJson(*nodes_text);
-  if (!nodes) return Fail(Error{ErrorCode::kIo, nodes.error().field, "sinfo --json: " + nodes.error().message});
+  if (!nodes)
+    return Fail(
+        Error{ErrorCode::kIo, nodes.error().field, "sinfo --json: " + nodes.error().message});
   auto jobs_text = ReadCommand(client, {"squeue", "--all", "--json"}, config);
   if (!jobs_text) return Fail(jobs_text.error());
   auto jobs = ParseSqueueJson(*jobs_text);
-  if (!jobs) return Fail(Error{ErrorCode::kIo, jobs.error().field, "squeue --json: " + jobs.error().message});
+  if (!jobs)
+    return Fail(
+        Error{ErrorCode::kIo, jobs.error().field, "squeue --json: " + jobs.error().message});
   snap.nodes = std::move(*nodes);
   snap.jobs = std::move(*jobs);
   return snap;
@@ -58,14 +62,17 @@ Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, in
       why = snap.error().ToString();
     } else {
       for (const SlurmNode& n : snap->nodes) {
-        if (n.gpus > 0 && n.state == "unknown") why = "node " + n.name + " is still unknown (controller restarting?)";
+        if (n.gpus > 0 && n.state == "unknown")
+          why = "node " + n.name + " is still unknown (controller restarting?)";
       }
       if (why.empty()) return snap;
     }
-    const double wait = std::min(config.retry.initial_backoff_s * std::pow(2.0, attempt - 1), config.retry.max_backoff_s);
+    const double wait = std::min(config.retry.initial_backoff_s * std::pow(2.0, attempt - 1),
+                                 config.retry.max_backoff_s);
     if (log) {
       std::ostringstream line;
-      line << "retry " << attempt << "/" << attempts - 1 << " in " << wait << " s: reading the cluster: " << why;
+      line << "retry " << attempt << "/" << attempts - 1 << " in " << wait
+           << " s: reading the cluster: " << why;
       log(line.str());
     }
     if (sleep) sleep(wait);
@@ -78,8 +85,8 @@ Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, in
   return snap;
 }
 
-Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config, const CycleOptions& options,
-                             const Sleeper& sleep, const Logger& log) {
+Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config,
+                             const CycleOptions& options, const Sleeper& sleep, const Logger& log) {
   auto snap = ReadSnapshot(client, config, options.now, sleep, log);
   if (!snap) return Fail(snap.error());
   auto mapping = BuildScenario(*snap, config);
@@ -93,7 +100,8 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config, con
     line << "cluster: " << report.mapping.nodes.size() << " nodes, " << sc.cluster.total_gpus()
          << " GPUs; " << sc.jobs.size() - report.mapping.candidates.size() << " running pieces, "
          << report.mapping.candidates.size() << " held jobs to plan, "
-         << report.mapping.placeholders.size() << " placeholders, " << sc.services.size() << " services";
+         << report.mapping.placeholders.size() << " placeholders, " << sc.services.size()
+         << " services";
     log(line.str());
   }
 
@@ -106,9 +114,9 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config, con
   if (!plan) return Fail(plan.error());
   const std::vector<Violation> violations = CheckPlan(sc, *plan);
   if (!violations.empty()) {
-    return Fail(Error{ErrorCode::kInternal, "", "policy " + options.policy +
-                                                    " made an illegal plan; nothing enforced: " +
-                                                    FormatViolation(violations.front())});
+    return Fail(Error{ErrorCode::kInternal, "",
+                      "policy " + options.policy + " made an illegal plan; nothing enforced: " +
+                          FormatViolation(violations.front())});
   }
   report.plan = std::move(*plan);
   report.actions = DecideActions(report.mapping, report.plan, config);
@@ -118,7 +126,8 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config, con
     log("plan (" + options.policy + "): " + std::to_string(starts) + " jobs start now, " +
         std::to_string(report.actions.size()) + " actions" + (options.dry_run ? " (dry run)" : ""));
   }
-  report.applied = ApplyActions(client, report.actions, config, options.dry_run, options.dry_out, sleep, log);
+  report.applied =
+      ApplyActions(client, report.actions, config, options.dry_run, options.dry_out, sleep, log);
   return report;
 }
 

@@ -40,7 +40,7 @@ struct CycleReport {
                                            const Logger& log);
 
 /// Reads nodes and jobs (`sinfo --json`, `squeue --all --json`).
-[[nodiscard]] Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, int64_t now,
-                                            const Sleeper& sleep, const Logger& log);
+[[nodiscard]] Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config,
+                                            int64_t now, const Sleeper& sleep, const Logger& log);
 
 }  // namespace ordo::slurm

@@ -38,7 +38,8 @@ std::string FormatIndices(const std::vector<int>& indices) {
   return out;
 }
 
-std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, const SlurmConfig& config) {
+std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
+                                  const SlurmConfig& config) {
   std::vector<Action> holds;
   std::vector<Action> cancels;
   std::vector<Action> starts;
@@ -49,7 +50,8 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
     Action a;
     a.kind = ActionKind::kHold;
     a.job = id;
-    a.description = "hold job " + std::to_string(id) + " again (released, not started, its GPUs are taken)";
+    a.description =
+        "hold job " + std::to_string(id) + " again (released, not started, its GPUs are taken)";
     a.commands = {{"scontrol", "hold", std::to_string(id)}};
     holds.push_back(std::move(a));
   }
@@ -93,9 +95,11 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
     if (typed) {
       // Two updates: clearing first is what makes 22.05 accept a typed request (see the header).
       a.commands.push_back({"scontrol", "update", "JobId=" + id, "TresPerNode="});
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list, "Gres=" + GresFor(*first_node, indices)});
+      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
+                            "Gres=" + GresFor(*first_node, indices)});
     } else {
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list, "Gres=gpu:" + std::to_string(indices.size())});
+      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
+                            "Gres=gpu:" + std::to_string(indices.size())});
     }
     a.commands.push_back({"scontrol", "release", id});
     starts.push_back(std::move(a));
@@ -103,7 +107,8 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
 
   // ---- services: who keeps which placeholder, which are cancelled, which are made
   std::map<std::string, int> service_index;
-  for (size_t s = 0; s < sc.services.size(); ++s) service_index[sc.services[s].id] = static_cast<int>(s);
+  for (size_t s = 0; s < sc.services.size(); ++s)
+    service_index[sc.services[s].id] = static_cast<int>(s);
   std::vector<std::vector<int>> want(sc.services.size());
   std::set<int> pool;  // GPUs held by some service at step 0 of the plan
   for (const ServiceAllocation& alloc : plan.services) {
@@ -122,9 +127,13 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
   std::set<int64_t> kept;
   for (const Placeholder& ph : mapping.placeholders) {
     const auto it = service_index.find(ph.service);
-    if (it == service_index.end() || ph.gpu < 0 || !pool.contains(ph.gpu) || claimed.contains(ph.gpu)) continue;
+    if (it == service_index.end() || ph.gpu < 0 || !pool.contains(ph.gpu) ||
+        claimed.contains(ph.gpu))
+      continue;
     const int s = it->second;
-    if (static_cast<int>(assigned[static_cast<size_t>(s)].size()) >= static_cast<int>(want[static_cast<size_t>(s)].size())) continue;
+    if (static_cast<int>(assigned[static_cast<size_t>(s)].size()) >=
+        static_cast<int>(want[static_cast<size_t>(s)].size()))
+      continue;
     if (!matches(s, ph.gpu)) continue;
     assigned[static_cast<size_t>(s)].push_back(ph.gpu);
     claimed.insert(ph.gpu);
@@ -176,7 +185,8 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
       a.gpus = {index};
       where = a.node + " GPU " + std::to_string(index);
     }
-    a.description = "cancel placeholder " + std::to_string(ph.slurm_id) + " of service " + ph.service + " on " + where;
+    a.description = "cancel placeholder " + std::to_string(ph.slurm_id) + " of service " +
+                    ph.service + " on " + where;
     a.commands = {{"scancel", std::to_string(ph.slurm_id)}};
     cancels.push_back(std::move(a));
   }
@@ -190,8 +200,10 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
       a.service = sc.services[s].id;
       a.node = n.name;
       a.gpus = {index};
-      a.description = "placeholder for service " + a.service + " on " + n.name + " GPU " + std::to_string(index);
-      std::vector<std::string> cmd = {"salloc", "--no-shell", "--immediate=" + std::to_string(immediate),
+      a.description = "placeholder for service " + a.service + " on " + n.name + " GPU " +
+                      std::to_string(index);
+      std::vector<std::string> cmd = {"salloc", "--no-shell",
+                                      "--immediate=" + std::to_string(immediate),
                                       "--job-name=" + std::string(kPlaceholderPrefix) + a.service};
       if (!config.partition.empty()) cmd.push_back("--partition=" + config.partition);
       cmd.push_back("--nodelist=" + n.name);
@@ -208,8 +220,9 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, cons
   return all;
 }
 
-ApplyReport ApplyActions(SlurmClient& client, const std::vector<Action>& actions, const SlurmConfig& config,
-                         bool dry_run, std::ostream* dry_out, const Sleeper& sleep, const Logger& log) {
+ApplyReport ApplyActions(SlurmClient& client, const std::vector<Action>& actions,
+                         const SlurmConfig& config, bool dry_run, std::ostream* dry_out,
+                         const Sleeper& sleep, const Logger& log) {
   ApplyReport report;
   for (const Action& a : actions) {
     if (dry_run) {
@@ -233,7 +246,8 @@ ApplyReport ApplyActions(SlurmClient& client, const std::vector<Action>& actions
       if (!result || !result->ok()) {
         const std::string why = !result ? result.error().ToString()
                                         : "exit " + std::to_string(result->exit_code) +
-                                              (result->timed_out ? " (timed out)" : "") + ": " + FirstLine(*result);
+                                              (result->timed_out ? " (timed out)" : "") + ": " +
+                                              FirstLine(*result);
         report.failures.push_back(a.description + ": " + FormatCommand(cmd) + " failed: " + why);
         if (log) log("FAILED " + report.failures.back());
         ok = false;

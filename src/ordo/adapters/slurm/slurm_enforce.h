@@ -3,8 +3,8 @@
 //  - a held job the plan starts now is pinned to exactly its planned nodes and GPU indices and
 //    released: `scontrol update JobId=X TresPerNode=` (clears the untyped request: Slurm 22.05
 //    refuses an untyped -> typed GRES change and adds typed changes to the old ones), then
-//    `scontrol update JobId=X NumNodes=K NodeList=a,b Gres=gpu:g4:1,...`, then `scontrol release X`.
-//    Only held jobs are candidates, so a job is never started twice.
+//    `scontrol update JobId=X NumNodes=K NodeList=a,b Gres=gpu:g4:1,...`, then `scontrol release
+//    X`. Only held jobs are candidates, so a job is never started twice.
 //  - a service's capacity is one placeholder allocation per GPU (`salloc --no-shell -J
 //    ordo-svc-ID -w NODE --gres=gpu:gI:1`): placeholders the plan no longer wants are cancelled
 //    first, then jobs start, then new placeholders are made. Placeholders stay where they are when
@@ -29,17 +29,18 @@ enum class ActionKind { kHold, kCancelPlaceholder, kStartJob, kCreatePlaceholder
 /// One decision and the commands that carry it out, in order.
 struct Action {
   ActionKind kind = ActionKind::kStartJob;
-  int64_t job = 0;       // the Slurm job (hold, cancel, start)
-  std::string service;   // placeholders
-  std::string node;      // start: the node list; placeholders: the node
-  std::vector<int> gpus;  // GPU indices (per node) the action concerns
+  int64_t job = 0;          // the Slurm job (hold, cancel, start)
+  std::string service;      // placeholders
+  std::string node;         // start: the node list; placeholders: the node
+  std::vector<int> gpus;    // GPU indices (per node) the action concerns
   std::string description;  // one line for the log
   std::vector<std::vector<std::string>> commands;
 };
 
 /// The actions that make Slurm follow step 0 of `plan` (a legal plan of mapping.scenario), in the
 /// order they must run: re-holds, placeholder cancellations, job starts, new placeholders.
-std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan, const SlurmConfig& config);
+std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
+                                  const SlurmConfig& config);
 
 struct ApplyReport {
   int actions_ok = 0;
@@ -50,8 +51,9 @@ struct ApplyReport {
 /// Runs the actions' commands (with retries on transient failures); an action stops at its first
 /// failing command and the others still run. With `dry_run`, prints each command to `dry_out`
 /// instead, one per line.
-ApplyReport ApplyActions(SlurmClient& client, const std::vector<Action>& actions, const SlurmConfig& config,
-                         bool dry_run, std::ostream* dry_out, const Sleeper& sleep, const Logger& log);
+ApplyReport ApplyActions(SlurmClient& client, const std::vector<Action>& actions,
+                         const SlurmConfig& config, bool dry_run, std::ostream* dry_out,
+                         const Sleeper& sleep, const Logger& log);
 
 /// "0-3,6" for log lines.
 std::string FormatIndices(const std::vector<int>& indices);

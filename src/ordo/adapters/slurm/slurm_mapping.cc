@@ -19,7 +19,8 @@ int CeilDiv(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 // Splits a sorted set of GPU ids into legal blocks: the whole set when it is one aligned block,
 // else the largest aligned power-of-two pieces inside single nodes.
-std::vector<std::pair<int, int>> AlignedPieces(const Cluster& cluster, const std::vector<int>& ids) {
+std::vector<std::pair<int, int>> AlignedPieces(const Cluster& cluster,
+                                               const std::vector<int>& ids) {
   std::vector<std::pair<int, int>> pieces;  // first, size
   if (ids.empty()) return pieces;
   const int n = static_cast<int>(ids.size());
@@ -72,8 +73,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
   // ---- nodes and groups
   for (const SlurmNode& node : snapshot.nodes) {
     if (node.gpus <= 0) continue;
-    if (!config.partition.empty() &&
-        std::find(node.partitions.begin(), node.partitions.end(), config.partition) == node.partitions.end()) {
+    if (!config.partition.empty() && std::find(node.partitions.begin(), node.partitions.end(),
+                                               config.partition) == node.partitions.end()) {
       continue;
     }
     if (!node.usable()) {
@@ -84,7 +85,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
   }
   if (m.nodes.empty()) {
     return FailInput("nodes", "no usable node with GPUs" +
-                                  (config.partition.empty() ? std::string() : " in partition " + config.partition));
+                                  (config.partition.empty() ? std::string()
+                                                            : " in partition " + config.partition));
   }
   std::sort(m.nodes.begin(), m.nodes.end(),
             [](const SlurmNode& a, const SlurmNode& b) { return NaturalLess(a.name, b.name); });
@@ -116,11 +118,14 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
   // The scenario GPU id of (node name, index), or -1 outside the model.
   auto gpu_id = [&](const std::string& node, int index) {
     const auto it = node_index.find(node);
-    if (it == node_index.end() || index < 0 || index >= m.node_gpus[static_cast<size_t>(it->second)]) return -1;
+    if (it == node_index.end() || index < 0 ||
+        index >= m.node_gpus[static_cast<size_t>(it->second)])
+      return -1;
     return m.node_first_gpu[static_cast<size_t>(it->second)] + index;
   };
 
-  std::vector<int> owner(static_cast<size_t>(total_gpus), 0);  // 1 when a running job or placeholder holds it
+  std::vector<int> owner(static_cast<size_t>(total_gpus),
+                         0);  // 1 when a running job or placeholder holds it
   std::map<std::string, int> placeholders_per_service;
 
   auto metadata_of = [&](const SlurmJob& job) -> std::optional<OrdoMetadata> {
@@ -129,7 +134,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     return *meta;
   };
 
-  auto add_pinned = [&](const SlurmJob& job, const std::vector<int>& ids, int start_step, int elapsed_steps) {
+  auto add_pinned = [&](const SlurmJob& job, const std::vector<int>& ids, int start_step,
+                        int elapsed_steps) {
     const std::optional<OrdoMetadata> meta = metadata_of(job);
     // How long the job is expected to run: its metadata (the shape that matches its size), else its
     // time limit, else (unlimited) past the horizon.
@@ -167,7 +173,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     std::vector<int> ids;
     bool outside = false;
     for (size_t k = 0; k < job.nodes.size(); ++k) {
-      std::vector<int> indices = k < job.gpu_indices.size() ? job.gpu_indices[k] : std::vector<int>();
+      std::vector<int> indices =
+          k < job.gpu_indices.size() ? job.gpu_indices[k] : std::vector<int>();
       if (indices.empty() && job.gpus_per_node > 0) {
         // gres_detail missing (an old Slurm): fall back on a typed request's indices.
         indices = job.requested_indices;
@@ -183,10 +190,12 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     }
     std::sort(ids.begin(), ids.end());
     if (placeholder) {
-      Placeholder p{job.id, job.name.substr(kPlaceholderPrefix.size()), ids.size() == 1 ? ids[0] : -1};
+      Placeholder p{job.id, job.name.substr(kPlaceholderPrefix.size()),
+                    ids.size() == 1 ? ids[0] : -1};
       m.placeholders.push_back(p);
-      const bool known = std::any_of(config.services.begin(), config.services.end(),
-                                     [&](const ServiceSpec& s) { return s.service.id == p.service; });
+      const bool known =
+          std::any_of(config.services.begin(), config.services.end(),
+                      [&](const ServiceSpec& s) { return s.service.id == p.service; });
       if (p.gpu >= 0 && known) {
         owner[static_cast<size_t>(p.gpu)] = 1;
         ++placeholders_per_service[p.service];
@@ -194,11 +203,13 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
       continue;
     }
     if (ids.empty()) {
-      if (job.gpus_per_node > 0 || outside) m.notes.push_back(JobLabel(job) + ": running outside the modelled GPUs");
+      if (job.gpus_per_node > 0 || outside)
+        m.notes.push_back(JobLabel(job) + ": running outside the modelled GPUs");
       continue;
     }
     const int64_t elapsed_s = std::max<int64_t>(0, now - job.start_time);
-    const int elapsed_steps = static_cast<int>(std::min<int64_t>(elapsed_s / step_s, Limits::kMaxAbsStep));
+    const int elapsed_steps =
+        static_cast<int>(std::min<int64_t>(elapsed_s / step_s, Limits::kMaxAbsStep));
     add_pinned(job, ids, -elapsed_steps, elapsed_steps);
   }
 
@@ -225,8 +236,10 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
         if (indices.empty()) ok = false;
         for (int index : indices) {
           const int g = gpu_id(node, index);
-          if (g < 0 || owner[static_cast<size_t>(g)] != 0) ok = false;
-          else ids.push_back(g);
+          if (g < 0 || owner[static_cast<size_t>(g)] != 0)
+            ok = false;
+          else
+            ids.push_back(g);
         }
       }
       std::sort(ids.begin(), ids.end());
@@ -264,7 +277,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     if (md.gpu_type) j.requirement.gpu_type = md.gpu_type;
     std::string bad;
     if (!md.shapes.empty()) {
-      for (const auto& s : md.shapes) j.shapes.push_back(Shape{s.gpus, std::max(1, CeilDiv(s.minutes, step_s / 60))});
+      for (const auto& s : md.shapes)
+        j.shapes.push_back(Shape{s.gpus, std::max(1, CeilDiv(s.minutes, step_s / 60))});
     } else {
       const int gpus = job->gpus_per_node * job->node_count;
       if (gpus <= 0) bad = "asks for no GPU (submit with --gres=gpu:N)";

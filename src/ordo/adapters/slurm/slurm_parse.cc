@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "ordo/adapters/slurm/slurm_state.h"
@@ -35,7 +34,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   size_t from = 0;
   while (true) {
     const size_t at = s.find(sep, from);
-    parts.push_back(s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
+    parts.push_back(
+        s.substr(from, at == std::string_view::npos ? std::string_view::npos : at - from));
     if (at == std::string_view::npos) break;
     from = at + 1;
   }
@@ -65,7 +65,8 @@ Result<std::string> GetString(const json& obj, const char* key, const std::strin
 }
 
 // Returns nullopt for null, absent, or an "infinite" / unset wrapped number.
-Result<std::optional<int64_t>> GetNumber(const json& obj, const char* key, const std::string& where) {
+Result<std::optional<int64_t>> GetNumber(const json& obj, const char* key,
+                                         const std::string& where) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::optional<int64_t>();
   const json* value = &*it;
@@ -152,7 +153,8 @@ Result<json> ParseTop(std::string_view text, const char* list_key, const char* c
 // The digits at the end of a GRES type ("g12" -> 12), or -1.
 int TrailingIndex(std::string_view type) {
   size_t digits = 0;
-  while (digits < type.size() && std::isdigit(static_cast<unsigned char>(type[type.size() - 1 - digits]))) {
+  while (digits < type.size() &&
+         std::isdigit(static_cast<unsigned char>(type[type.size() - 1 - digits]))) {
     ++digits;
   }
   if (digits == 0 || digits == type.size() || digits > 6) return -1;
@@ -164,16 +166,17 @@ int TrailingIndex(std::string_view type) {
 }  // namespace
 
 bool SlurmNode::usable() const {
-  static const std::vector<std::string> kBadStates = {"down", "drained", "draining", "fail",
-                                                      "failing", "future", "unknown", "inval",
-                                                      "maint", "powered_down", "reboot_issued"};
+  static const std::vector<std::string> kBadStates = {
+      "down",    "drained", "draining", "fail",         "failing",      "future",
+      "unknown", "inval",   "maint",    "powered_down", "reboot_issued"};
   static const std::vector<std::string> kBadFlags = {
-      "DRAIN",      "DRAINED",      "DRAINING",       "FAIL",        "NOT_RESPONDING",
-      "MAINTENANCE", "POWERED_DOWN", "POWERING_DOWN", "POWER_DOWN", "REBOOT_REQUESTED",
-      "REBOOT_ISSUED", "INVALID_REG", "FUTURE"};
+      "DRAIN",         "DRAINED",      "DRAINING",      "FAIL",       "NOT_RESPONDING",
+      "MAINTENANCE",   "POWERED_DOWN", "POWERING_DOWN", "POWER_DOWN", "REBOOT_REQUESTED",
+      "REBOOT_ISSUED", "INVALID_REG",  "FUTURE"};
   // 22.05 spells a drained node "drained" or "idle+drain"-like compounds; check each part.
   for (std::string_view part : Split(state, '+')) {
-    if (std::find(kBadStates.begin(), kBadStates.end(), Lower(part)) != kBadStates.end()) return false;
+    if (std::find(kBadStates.begin(), kBadStates.end(), Lower(part)) != kBadStates.end())
+      return false;
     if (std::find(kBadFlags.begin(), kBadFlags.end(), Upper(part)) != kBadFlags.end()) return false;
   }
   for (const std::string& f : flags) {
@@ -203,7 +206,8 @@ Result<std::vector<int>> ParseIndexList(std::string_view text) {
     int lo = 0;
     int hi = 0;
     if (dash == std::string_view::npos) {
-      if (!ParseInt(part, lo) || lo < 0) return FailInput("", "bad index \"" + std::string(part) + "\"");
+      if (!ParseInt(part, lo) || lo < 0)
+        return FailInput("", "bad index \"" + std::string(part) + "\"");
       hi = lo;
     } else if (!ParseInt(part.substr(0, dash), lo) || !ParseInt(part.substr(dash + 1), hi) ||
                lo < 0 || hi < lo || hi - lo > 1'000'000) {
@@ -227,9 +231,11 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view text) {
       items.push_back(text.substr(from, i - from));
       from = i + 1;
     } else if (text[i] == '[') {
-      if (++depth > 1) return FailInput("", "nested brackets in hostlist \"" + std::string(text) + "\"");
+      if (++depth > 1)
+        return FailInput("", "nested brackets in hostlist \"" + std::string(text) + "\"");
     } else if (text[i] == ']') {
-      if (--depth < 0) return FailInput("", "unbalanced ']' in hostlist \"" + std::string(text) + "\"");
+      if (--depth < 0)
+        return FailInput("", "unbalanced ']' in hostlist \"" + std::string(text) + "\"");
     }
   }
   if (depth != 0) return FailInput("", "unbalanced '[' in hostlist \"" + std::string(text) + "\"");
@@ -248,10 +254,12 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view text) {
       range = Trim(range);
       const size_t dash = range.find('-');
       const std::string_view lo_text = range.substr(0, dash);
-      const std::string_view hi_text = dash == std::string_view::npos ? lo_text : range.substr(dash + 1);
+      const std::string_view hi_text =
+          dash == std::string_view::npos ? lo_text : range.substr(dash + 1);
       long lo = 0;
       long hi = 0;
-      if (!ParseInt(lo_text, lo) || !ParseInt(hi_text, hi) || lo < 0 || hi < lo || hi - lo > 100'000) {
+      if (!ParseInt(lo_text, lo) || !ParseInt(hi_text, hi) || lo < 0 || hi < lo ||
+          hi - lo > 100'000) {
         return FailInput("", "bad range \"" + std::string(range) + "\" in hostlist \"" +
                                  std::string(text) + "\"");
       }
@@ -290,11 +298,13 @@ Result<std::vector<GresItem>> ParseGres(std::string_view text) {
     const size_t paren = item.find('(');
     std::string_view head = item.substr(0, paren);
     if (paren != std::string_view::npos) {
-      if (item.back() != ')') return FailInput("", "unclosed '(' in GRES \"" + std::string(item) + "\"");
+      if (item.back() != ')')
+        return FailInput("", "unclosed '(' in GRES \"" + std::string(item) + "\"");
       const std::string_view inner = item.substr(paren + 1, item.size() - paren - 2);
       if (inner.rfind("IDX:", 0) == 0) {
         auto idx = ParseIndexList(inner.substr(4));
-        if (!idx) return FailInput("", "GRES \"" + std::string(item) + "\": " + idx.error().message);
+        if (!idx)
+          return FailInput("", "GRES \"" + std::string(item) + "\": " + idx.error().message);
         g.indices = std::move(*idx);
       }
       // "(S:0-1)" (sockets) says nothing ordo needs.
@@ -336,14 +346,21 @@ Result<int> ParseDurationMinutes(std::string_view text) {
     while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
     int value = 0;
     if (j == i || !ParseInt(t.substr(i, j - i), value)) {
-      return FailInput("", "bad duration \"" + std::string(t) + "\" (use minutes, 90m, 6h, 1h30m or 2d)");
+      return FailInput(
+          "", "bad duration \"" + std::string(t) + "\" (use minutes, 90m, 6h, 1h30m or 2d)");
     }
     int scale = 1;
     if (j < t.size()) {
       switch (t[j]) {
-        case 'm': scale = 1; break;
-        case 'h': scale = 60; break;
-        case 'd': scale = 24 * 60; break;
+        case 'm':
+          scale = 1;
+          break;
+        case 'h':
+          scale = 60;
+          break;
+        case 'd':
+          scale = 24 * 60;
+          break;
         default:
           return FailInput("", "bad unit in duration \"" + std::string(t) + "\" (m, h or d)");
       }
@@ -358,7 +375,8 @@ Result<int> ParseDurationMinutes(std::string_view text) {
     total += value * scale;
     i = j;
   }
-  if (total <= 0) return FailInput("", "duration must be positive (got \"" + std::string(t) + "\")");
+  if (total <= 0)
+    return FailInput("", "duration must be positive (got \"" + std::string(t) + "\")");
   return total;
 }
 
@@ -406,7 +424,8 @@ Result<std::optional<OrdoMetadata>> ParseOrdoComment(std::string_view comment) {
         const size_t x = shape.find('x');
         OrdoMetadata::ShapeMinutes s;
         if (x == std::string_view::npos || !ParseInt(shape.substr(0, x), s.gpus) || s.gpus <= 0) {
-          return FailInput(field, "expected GPUSxDURATION such as 4x6h, got \"" + std::string(shape) + "\"");
+          return FailInput(
+              field, "expected GPUSxDURATION such as 4x6h, got \"" + std::string(shape) + "\"");
         }
         auto d = ParseDurationMinutes(shape.substr(x + 1));
         if (!d) return FailInput(field, "\"" + std::string(shape) + "\": " + d.error().message);
@@ -481,7 +500,8 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
     if (auto list_state = n.find("state"); list_state != n.end() && list_state->is_array()) {
       // 23.x: ["IDLE", "DRAIN"]: the first is the state, the rest flags.
       for (size_t k = 1; k < list_state->size(); ++k) {
-        if ((*list_state)[k].is_string()) node.flags.push_back(Upper((*list_state)[k].get<std::string>()));
+        if ((*list_state)[k].is_string())
+          node.flags.push_back(Upper((*list_state)[k].get<std::string>()));
       }
     }
     auto partitions = GetStringList(n, "partitions", where);
@@ -514,7 +534,8 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
       if (ok) node.index_types = std::move(by_index);
     }
     if (!node.index_typed() && !types.empty() &&
-        std::all_of(types.begin(), types.end(), [&](const std::string& t) { return t == types[0]; }) &&
+        std::all_of(types.begin(), types.end(),
+                    [&](const std::string& t) { return t == types[0]; }) &&
         !types[0].empty()) {
       node.gpu_type = types[0];
     } else {
@@ -528,7 +549,8 @@ Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text) {
       }
     }
     // sinfo lists a node once per partition in some versions: keep the first.
-    if (std::none_of(nodes.begin(), nodes.end(), [&](const SlurmNode& o) { return o.name == node.name; })) {
+    if (std::none_of(nodes.begin(), nodes.end(),
+                     [&](const SlurmNode& o) { return o.name == node.name; })) {
       nodes.push_back(std::move(node));
     }
   }
@@ -548,9 +570,10 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     if (!id) return Fail(id.error());
     if (!*id || **id <= 0) return FailInput(where + ".job_id", "missing or not positive");
     job.id = **id;
-    for (auto [key, target] : {std::pair{"name", &job.name}, std::pair{"job_state", &job.state},
-                               std::pair{"state_reason", &job.reason}, std::pair{"comment", &job.comment},
-                               std::pair{"partition", &job.partition}}) {
+    for (auto [key, target] :
+         {std::pair{"name", &job.name}, std::pair{"job_state", &job.state},
+          std::pair{"state_reason", &job.reason}, std::pair{"comment", &job.comment},
+          std::pair{"partition", &job.partition}}) {
       auto value = GetString(j, key, where, std::string_view(key) == "job_state");
       if (!value) return Fail(value.error());
       *target = std::move(*value);
@@ -559,7 +582,8 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     auto priority = GetNumber(j, "priority", where);
     if (!priority) return Fail(priority.error());
     job.priority = priority->value_or(0);
-    for (auto [key, target] : {std::pair{"nodes", &job.nodes}, std::pair{"required_nodes", &job.required_nodes}}) {
+    for (auto [key, target] :
+         {std::pair{"nodes", &job.nodes}, std::pair{"required_nodes", &job.required_nodes}}) {
       auto text_value = GetString(j, key, where);
       if (!text_value) return Fail(text_value.error());
       auto expanded = ExpandHostlist(*text_value);
@@ -579,8 +603,10 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
       job.gpus_per_node += g.count;
       if (g.count == 0) continue;
       const int idx = g.type.empty() || g.count != 1 ? -1 : TrailingIndex(g.type);
-      if (idx < 0) typed_ok = false;
-      else job.requested_indices.push_back(idx);
+      if (idx < 0)
+        typed_ok = false;
+      else
+        job.requested_indices.push_back(idx);
     }
     if (!typed_ok) job.requested_indices.clear();
     std::sort(job.requested_indices.begin(), job.requested_indices.end());
@@ -593,14 +619,16 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
         if (!items) return FailInput(field, items.error().message);
         std::vector<int> indices;
         for (const GresItem& g : *items) {
-          if (g.name == "gpu" && g.indices) indices.insert(indices.end(), g.indices->begin(), g.indices->end());
+          if (g.name == "gpu" && g.indices)
+            indices.insert(indices.end(), g.indices->begin(), g.indices->end());
         }
         std::sort(indices.begin(), indices.end());
         indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
         job.gpu_indices.push_back(std::move(indices));
       }
     }
-    for (auto [key, target] : {std::pair{"submit_time", &job.submit_time}, std::pair{"start_time", &job.start_time}}) {
+    for (auto [key, target] :
+         {std::pair{"submit_time", &job.submit_time}, std::pair{"start_time", &job.start_time}}) {
       auto t = GetNumber(j, key, where);
       if (!t) return Fail(t.error());
       *target = t->value_or(0);
@@ -608,7 +636,8 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     auto limit = GetNumber(j, "time_limit", where);
     if (!limit) return Fail(limit.error());
     // 22.05 prints UNLIMITED as null; some versions use 0xFFFFFFFE / 0xFFFFFFFF.
-    if (*limit && **limit > 0 && **limit < 0xFFFFFFFELL) job.time_limit_minutes = static_cast<int>(std::min<int64_t>(**limit, 1'000'000'000));
+    if (*limit && **limit > 0 && **limit < 0xFFFFFFFELL)
+      job.time_limit_minutes = static_cast<int>(std::min<int64_t>(**limit, 1'000'000'000));
     jobs.push_back(std::move(job));
   }
   return jobs;
