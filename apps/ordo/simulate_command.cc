@@ -36,6 +36,7 @@ const char* const kSimulateUsage =
     "                     [--no-arrival-replan] [--commit-whole-plan] [--lookahead]\n"
     "                     [--duration-noise SIGMA] [--traffic-noise SIGMA] [--noise-seed N]\n"
     "                     [--sweep-duration-noise LIST] [--sweep-traffic-noise LIST]\n"
+    "                     [--noise-seeds LIST] [--per-run] [--traffic-quantile Q]\n"
     "                     [--time-limit S] [--seed N] [--format text|markdown|json] [--per-day]\n"
     "                     [--timeline FILE.json] [--html FILE.html] [--progress] [--quiet]\n"
     "       ordo simulate --make-world OUT.json --data DIR [trace options]\n"
@@ -56,10 +57,13 @@ const char* const kSimulateUsage =
     "  --days D, --horizon H   simulate D days (at most the world's), plans H steps long\n"
     "  --duration-noise SIGMA  forecast durations = actual x exp(SIGMA x z) for every job (replaces\n"
     "                          the world's forecasts); --traffic-noise SIGMA: actual demand moves\n"
-    "                          off the forecast curve (log-AR(1), correlation 0.8); --noise-seed N\n"
+    "                          off the forecast curve (log-AR(1), correlation 0.8), the planner\n"
+    "                          told the curve's --traffic-quantile Q (default 0.5); --noise-seed N\n"
     "  --sweep-duration-noise LIST, --sweep-traffic-noise LIST\n"
     "                          run every policy at each SIGMA of LIST (e.g. 0,0.15,0.3,0.5) and\n"
-    "                          print the value kept against the first\n"
+    "                          print the value kept against the first; --noise-seeds LIST\n"
+    "                          repeats each level with each noise seed (means are printed);\n"
+    "                          --per-run also prints every run's totals\n"
     "  --time-limit S          per decision; default 1 (fast mode stops sooner when done)\n"
     "  --seed N                the policies' seed (default 1)\n"
     "  --format F              text (default), markdown or json, on stdout\n"
@@ -330,6 +334,7 @@ int RunSimulateCommand(int argc, char** argv) {
       {"--trace-cluster", true},  {"--start-day", true},       {"--load", true},
       {"--max-job-gpus", true},   {"--demand-forecast", true}, {"--services", true},
       {"--nodes", true},          {"--gpus-per-node", true},   {"--step-minutes", true},
+      {"--noise-seeds", true},    {"--per-run", false},        {"--traffic-quantile", true},
   };
   Result<Args> args = ParseArgs({argv + 1, static_cast<size_t>(argc > 0 ? argc - 1 : 0)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kSimulateUsage);
@@ -402,47 +407,71 @@ int RunSimulateCommand(int argc, char** argv) {
   }
   if (specs.empty()) return UsageError("--policies: names no policy", kSimulateUsage);
 
-  // Noise levels: one world per level (a sweep), or the world as given (with overrides).
+  // Noise levels: one world per level and noise seed (a sweep), or the world as given.
   struct Level {
-    std::string name;
+    std::string name;   // "duration noise 0.3"; empty without a sweep
+    size_t index = 0;   // of the sweep's value
+    uint64_t seed = 1;  // noise seed
     sim::World world;
   };
   std::vector<Level> levels;
-  auto with_duration_noise = [&](sim::World w, double sigma) {
-    w.duration_noise = sim::DurationNoise{sigma, static_cast<uint64_t>(*noise_seed)};
+  ORDO_ARG(traffic_quantile, ParseDouble(*args, "--traffic-quantile", 0.5, 0.001, 0.999));
+  auto with_duration_noise = [&](sim::World w, double sigma, uint64_t noise) {
+    w.duration_noise = sim::DurationNoise{sigma, noise};
     for (sim::WorldJob& j : w.jobs) {
       for (sim::WorldShape& s : j.shapes) s.forecast_duration_steps.reset();
     }
     return w;
   };
-  auto with_traffic_noise = [&](sim::World w, double sigma) {
-    w.traffic_noise = sim::TrafficNoise{sigma, 0.8, static_cast<uint64_t>(*noise_seed)};
+  auto with_traffic_noise = [&](sim::World w, double sigma, uint64_t noise) {
+    w.traffic_noise = sim::TrafficNoise{sigma, 0.8, noise, *traffic_quantile};
     for (sim::WorldService& s : w.services) {
       s.forecast_demand.clear();
       s.forecast_rate.clear();
     }
     return w;
   };
+  const uint64_t noise = static_cast<uint64_t>(*noise_seed);
   if (auto v = args->value("--duration-noise")) {
     ORDO_ARG(sigma, ParseDouble("--duration-noise", *v, 0, 5));
-    base = with_duration_noise(std::move(base), *sigma);
+    base = with_duration_noise(std::move(base), *sigma, noise);
   }
   if (auto v = args->value("--traffic-noise")) {
     ORDO_ARG(sigma, ParseDouble("--traffic-noise", *v, 0, 5));
-    base = with_traffic_noise(std::move(base), *sigma);
+    base = with_traffic_noise(std::move(base), *sigma, noise);
+  }
+  std::vector<uint64_t> seeds = {noise};
+  if (auto v = args->value("--noise-seeds")) {
+    ORDO_ARG(list, ParseList("--noise-seeds", *v));
+    seeds.clear();
+    for (double x : *list) seeds.push_back(static_cast<uint64_t>(x));
   }
   if (args->has("--sweep-duration-noise") && args->has("--sweep-traffic-noise")) {
     return UsageError("sweep one noise at a time", kSimulateUsage);
   }
-  if (auto v = args->value("--sweep-duration-noise")) {
-    ORDO_ARG(sigmas, ParseList("--sweep-duration-noise", *v));
-    for (double s : *sigmas) levels.push_back({"duration noise " + F("%g", s), with_duration_noise(base, s)});
-  } else if (auto v = args->value("--sweep-traffic-noise")) {
-    ORDO_ARG(sigmas, ParseList("--sweep-traffic-noise", *v));
-    for (double s : *sigmas) levels.push_back({"traffic noise " + F("%g", s), with_traffic_noise(base, s)});
+  const bool duration_sweep = args->has("--sweep-duration-noise");
+  if (auto v = duration_sweep ? args->value("--sweep-duration-noise")
+                              : args->value("--sweep-traffic-noise")) {
+    ORDO_ARG(sigmas, ParseList(duration_sweep ? "--sweep-duration-noise" : "--sweep-traffic-noise",
+                               *v));
+    for (size_t i = 0; i < sigmas->size(); ++i) {
+      const double sigma = (*sigmas)[i];
+      for (uint64_t seed_k : seeds) {
+        Level level;
+        level.name = (duration_sweep ? "duration noise " : "traffic noise ") + F("%g", sigma);
+        level.index = i;
+        level.seed = seed_k;
+        level.world = duration_sweep ? with_duration_noise(base, sigma, seed_k)
+                                     : with_traffic_noise(base, sigma, seed_k);
+        levels.push_back(std::move(level));
+      }
+    }
   } else {
-    levels.push_back({"", base});
+    Level level;
+    level.world = base;
+    levels.push_back(std::move(level));
   }
+  const bool sweep = !levels.front().name.empty();
 #undef ORDO_ARG
   for (Level& level : levels) {
     level.world.cluster.Index();
@@ -469,8 +498,11 @@ int RunSimulateCommand(int argc, char** argv) {
       o.arrivals_lookahead = args->has("--lookahead");
       o.time_limit_s = time_limit.value_or(1.0);
       o.seed = static_cast<uint64_t>(*seed);
-      const std::string label =
-          levels[l].name.empty() ? spec.label : spec.label + " (" + levels[l].name + ")";
+      std::string label = spec.label;
+      if (sweep) {
+        label += " (" + levels[l].name +
+                 (seeds.size() > 1 ? ", seed " + std::to_string(levels[l].seed) : "") + ")";
+      }
       Progress bar(progress_on, label);
       o.progress = [&bar](int done, int total) { bar(done, total); };
       auto run = sim::Simulate(*resolved, **policy, o);
@@ -509,6 +541,7 @@ int RunSimulateCommand(int argc, char** argv) {
         out += std::string(first ? "" : ", ") + "{\"label\": " + nlohmann::json(r.label).dump() +
                ", \"policy\": " + nlohmann::json(r.run.policy).dump() +
                ", \"level\": " + nlohmann::json(levels[l].name).dump() +
+               ", \"noise_seed\": " + std::to_string(levels[l].seed) +
                ", \"total\": " + sim::PeriodMetricsJson(r.metrics.total) + ", \"days\": [";
         for (size_t d = 0; d < r.metrics.days.size(); ++d) {
           out += (d ? ", " : "") + sim::PeriodMetricsJson(r.metrics.days[d]);
@@ -526,35 +559,59 @@ int RunSimulateCommand(int argc, char** argv) {
                 << world.step_minutes << " min), horizon " << world.horizon_steps << " steps, "
                 << world.jobs.size() << " jobs, " << world.services.size() << " services\n\n";
     }
-    std::vector<std::pair<std::string, const sim::PeriodMetrics*>> rows;
-    for (size_t l = 0; l < levels.size(); ++l) {
-      for (const sim::SimReport& r : results[l]) rows.emplace_back(r.label, &r.metrics.total);
+    if (!sweep || args->has("--per-run")) {
+      std::vector<std::pair<std::string, const sim::PeriodMetrics*>> rows;
+      for (size_t l = 0; l < levels.size(); ++l) {
+        for (const sim::SimReport& r : results[l]) rows.emplace_back(r.label, &r.metrics.total);
+      }
+      const Table totals = MetricsTable(rows);
+      std::cout << (md ? totals.Markdown() : totals.Text()) << (sweep ? "\n" : "");
     }
-    const Table totals = MetricsTable(rows);
-    std::cout << (md ? totals.Markdown() : totals.Text());
-    if (levels.size() > 1) {
-      // Value kept against the first level (perfect information when it is 0).
+    if (sweep) {
+      // Per run and level, means over the noise seeds; "kept" is the ratio to the first level of
+      // the sweep with the same noise seed (perfect information when that level is 0).
       Table kept;
-      kept.header = {"run", "level", "value", "kept", "net value", "kept (net)", "unmet RT"};
+      kept.header = {"run", "level", "value", "kept", "min kept", "net value", "kept (net)",
+                     "unmet RT", "wait mean h", "plan ms mean"};
+      auto find = [&](size_t level, size_t spec) -> const sim::SimReport* {
+        if (spec >= results[level].size()) return nullptr;
+        return &results[level][spec];
+      };
+      const size_t per_level = seeds.size();
       for (size_t s = 0; s < specs.size(); ++s) {
-        const sim::SimReport* ref = nullptr;
-        for (const sim::SimReport& r : results[0]) {
-          if (r.label.rfind(specs[s].label + " (", 0) == 0) ref = &r;
-        }
-        for (size_t l = 0; l < levels.size(); ++l) {
-          for (const sim::SimReport& r : results[l]) {
-            if (r.label.rfind(specs[s].label + " (", 0) != 0 || ref == nullptr) continue;
-            const auto& a = r.metrics.total;
+        for (size_t first = 0; first < levels.size(); first += per_level) {
+          double value = 0, net = 0, unmet = 0, wait = 0, ms = 0, kept_v = 0, kept_n = 0;
+          double min_kept = 1e300;
+          int n = 0;
+          for (size_t k = 0; k < per_level; ++k) {
+            const sim::SimReport* r = find(first + k, s);
+            const sim::SimReport* ref = find(k, s);
+            if (r == nullptr || ref == nullptr) continue;
+            const auto& a = r->metrics.total;
             const auto& b = ref->metrics.total;
-            kept.rows.push_back({specs[s].label, levels[l].name, Thousands(a.value),
-                                 F("%.1f%%", 100 * a.value / std::max(1e-9, b.value)),
-                                 Thousands(a.net_value),
-                                 F("%.1f%%", 100 * a.net_value / std::max(1e-9, b.net_value)),
-                                 std::to_string(a.realtime_unmet_gpu_steps)});
+            value += a.value;
+            net += a.net_value;
+            unmet += static_cast<double>(a.realtime_unmet_gpu_steps);
+            wait += a.wait_all.mean_hours;
+            ms += a.plan_ms_mean;
+            const double kv = a.value / std::max(1e-9, b.value);
+            kept_v += kv;
+            min_kept = std::min(min_kept, kv);
+            kept_n += a.net_value / std::max(1e-9, b.net_value);
+            ++n;
           }
+          if (n == 0) continue;
+          kept.rows.push_back({specs[s].label, levels[first].name, Thousands(value / n),
+                               F("%.1f%%", 100 * kept_v / n), F("%.1f%%", 100 * min_kept),
+                               Thousands(net / n), F("%.1f%%", 100 * kept_n / n),
+                               F("%.0f", unmet / n), F("%.2f", wait / n), F("%.2f", ms / n)});
         }
       }
-      std::cout << "\n" << (md ? kept.Markdown() : kept.Text());
+      if (per_level > 1) {
+        std::cout << (md ? "" : "") << "means over " << per_level << " noise seeds\n"
+                  << (md ? "\n" : "");
+      }
+      std::cout << (md ? kept.Markdown() : kept.Text());
     }
     if (args->has("--per-day")) {
       for (size_t l = 0; l < levels.size(); ++l) {

@@ -215,7 +215,8 @@ std::string GpuChart(const World& world, const SimReport& r) {
   const int height = static_cast<int>(std::ceil(row * G));
   const int top = 18;
   Scale sx{run.steps};
-  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" +
+  // crispEdges: thousands of abutting cells, no anti-aliased seams between them.
+  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' shape-rendering='crispEdges' width='" +
                     std::to_string(kLeft + kPlotWidth + 10) + "' height='" +
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +

@@ -110,6 +110,10 @@ Result<void> ValidateWorld(const World& w) {
     if (!std::isfinite(c) || c < 0 || c >= 1) {
       return FailInput("traffic_noise.correlation", "must be a number in [0, 1)");
     }
+    const double q = w.traffic_noise->planner_quantile;
+    if (!(q >= 0.001 && q <= 0.999)) {
+      return FailInput("traffic_noise.planner_quantile", "must be a number from 0.001 to 0.999");
+    }
   }
 
   std::set<std::string> ids;
@@ -461,9 +465,11 @@ Result<World> ParseWorld(std::string_view text) {
   }
   if (const Json* noise = f.Find("traffic_noise")) {
     ORDO_SIM_TRY(Fields o, Fields::Of(*noise, "traffic_noise"));
-    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "correlation", "seed"}));
+    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "correlation", "seed", "planner_quantile"}));
     TrafficNoise tn;
     ORDO_SIM_TRY(tn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_SIM_TRY(auto pq, o.MaybeNumber("planner_quantile", 0.001, 0.999));
+    if (pq) tn.planner_quantile = *pq;
     ORDO_SIM_TRY(auto c, o.MaybeNumber("correlation", 0, 0.999999));
     if (c) tn.correlation = *c;
     ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
@@ -575,7 +581,8 @@ std::string WorldToJson(const World& w) {
   if (w.traffic_noise) {
     out["traffic_noise"] = {{"sigma", Number(w.traffic_noise->sigma)},
                             {"correlation", Number(w.traffic_noise->correlation)},
-                            {"seed", w.traffic_noise->seed}};
+                            {"seed", w.traffic_noise->seed},
+                            {"planner_quantile", Number(w.traffic_noise->planner_quantile)}};
   }
   OJson jobs = OJson::array();
   for (const WorldJob& job : w.jobs) {
@@ -645,6 +652,16 @@ std::string WorldToJson(const World& w) {
 // Noise models.
 
 namespace {
+
+// z with P(Z <= z) = p for a standard normal: bisection on erfc, exact to 1e-12.
+double NormalQuantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
 
 // The value of a curve at `step`; past its end the curve repeats its last whole day.
 template <typename T>
@@ -741,7 +758,9 @@ Result<ResolvedWorld> ResolveWorld(const World& w) {
     // Log-space AR(1) deviations of reality from the given curve (zero without traffic noise or
     // where the world gives its own forecast: then both curves are as given).
     std::vector<double> deviation(needed, 0.0);
+    double told = 1.0;  // the planner's curve, as a factor of the given one
     if (w.traffic_noise && w.traffic_noise->sigma > 0 && !s.has_forecast()) {
+      told = std::exp(w.traffic_noise->sigma * NormalQuantile(w.traffic_noise->planner_quantile));
       Rng rng(HashSeed(w.traffic_noise->seed, s.id));
       const double rho = w.traffic_noise->correlation;
       const double sigma = w.traffic_noise->sigma;
@@ -758,11 +777,11 @@ Result<ResolvedWorld> ResolveWorld(const World& w) {
         const double rate = CurveAt(s.rate, t, spd);
         actual_rate[t] = rate * noise;
         rs.actual[t] = GpusForRate(rate * noise, s.per_gpu_rate, s.headroom);
-        rs.forecast[t] = GpusForRate(rate, s.per_gpu_rate, s.headroom);
+        rs.forecast[t] = GpusForRate(rate * told, s.per_gpu_rate, s.headroom);
       } else {
         const int d = CurveAt(s.demand, t, spd);
         rs.actual[t] = static_cast<int>(std::min<double>(std::round(d * noise), Limits::kMaxGpus));
-        rs.forecast[t] = d;
+        rs.forecast[t] = static_cast<int>(std::min<double>(std::round(d * told), Limits::kMaxGpus));
       }
       if (!s.forecast_demand.empty()) {
         rs.forecast[t] = CurveAt(s.forecast_demand, t, spd);

@@ -87,10 +87,14 @@ struct DurationNoise {
 /// Reality off the forecast curve for services without an explicit forecast: the curve (rate, or
 /// GPUs) times exp(x_t), where x is an AR(1) process in log space with stationary standard
 /// deviation `sigma` and lag-one `correlation`, drawn from (seed, service id).
+/// The planner is told the `planner_quantile` of that distribution: the curve x exp(sigma x
+/// z_q) (0.5: the curve itself; 0.9: what an operator who knows the error's spread would plan
+/// for). A service with a forecaster is told the forecaster's own quantile instead.
 struct TrafficNoise {
   double sigma = 0;
   double correlation = 0.8;
   uint64_t seed = 1;
+  double planner_quantile = 0.5;
 };
 
 struct World {

@@ -191,6 +191,16 @@ TEST(ResolveWorld, TrafficNoiseMovesRealityOffTheCurve) {
   for (size_t t = 0; t < s.actual.size(); ++t) differ += s.actual[t] != s.forecast[t];
   EXPECT_GT(differ, 10);
   EXPECT_EQ(ResolveWorld(*w)->services[0].actual, s.actual);  // deterministic
+  // Told the p90: the curve x exp(0.3 x 1.2816) = 1468.9 rps, ceil(1468.9 * 1.2 / 100) = 18 GPUs,
+  // with reality unchanged.
+  w->traffic_noise->planner_quantile = 0.9;
+  auto p90 = ResolveWorld(*w);
+  EXPECT_EQ(p90->services[0].forecast[0], 18);
+  EXPECT_EQ(p90->services[0].actual, s.actual);
+  int covered = 0;
+  for (size_t t = 0; t < s.actual.size(); ++t) covered += p90->services[0].actual[t] <= 18;
+  EXPECT_GT(covered, static_cast<int>(s.actual.size()) / 2);
+  w->traffic_noise->planner_quantile = 0.5;
   // An explicit forecast means the world gives both curves: no noise is added.
   w->services[0].forecast_rate.assign(24, 900);
   auto r2 = ResolveWorld(*w);
