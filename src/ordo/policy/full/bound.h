@@ -16,12 +16,12 @@ namespace ordo::policy::full {
 inline constexpr int64_t kMaxPatternLpColumns = 100'000;
 inline constexpr int64_t kMaxPatternLpNonzeros = 1'000'000;
 
-/// An LP bound on the planning objective: the LP relaxation of the pattern model (when within the
-/// sizes above and solved in time) or else of the aggregated model — one column per (job, shape,
-/// start, node group), a capacity row per (group, step) instead of per-GPU cliques, far sparser.
-/// Both relax the exact MILP, so both bound it; the pattern LP is the tighter. `pattern_model`,
-/// when given, is the whole pattern model already built. kUnavailable when no LP is solved within
-/// the time.
+/// An LP bound on the planning objective: the LP relaxation of the aggregated model — one column
+/// per (job, shape, start, node group), a capacity row per (group, step) instead of per-GPU
+/// cliques, far sparser, solved first — then, when within the sizes above and time is left, of the
+/// pattern model itself; the tighter of those solved. Both relax the exact MILP, so both bound it.
+/// `pattern_model`, when given, is the whole pattern model already built. kUnavailable when no LP
+/// is solved within the time.
 [[nodiscard]] Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend,
                                      double time_limit_s, const std::atomic<bool>* stop = nullptr,
                                      const solver::MilpModel* pattern_model = nullptr);
