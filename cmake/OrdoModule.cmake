@@ -39,5 +39,8 @@ function(ordo_test)
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} ordo_test_support GTest::gtest GTest::gtest_main)
   gtest_discover_tests(${T_NAME} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 60
                        PROPERTIES LABELS ${T_LABEL}
-                       ENVIRONMENT "ORDO_SOURCE_DIR=${PROJECT_SOURCE_DIR};ORDO_BINARY=$<TARGET_FILE:ordo>")
+                       ENVIRONMENT "ORDO_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # The binary's path as a compile definition: a second ENVIRONMENT entry would be split off by
+  # gtest_discover_tests (tests/e2e/cli_runner.h reads it).
+  target_compile_definitions(${T_NAME} PRIVATE ORDO_TEST_BINARY="$<TARGET_FILE:ordo>")
 endfunction()

@@ -34,9 +34,16 @@ inline void WriteWhole(const std::filesystem::path& path, const std::string& tex
   out << text;
 }
 
+// ORDO_BINARY from the environment (scripts set it), else the path CMake compiled in: ctest's
+// ENVIRONMENT property cannot carry it beside ORDO_SOURCE_DIR through gtest_discover_tests,
+// which splits the list into separate arguments.
 inline std::string OrdoBinary() {
-  const char* path = std::getenv("ORDO_BINARY");
-  return path != nullptr ? path : "ordo";
+  if (const char* path = std::getenv("ORDO_BINARY"); path != nullptr && *path != '\0') return path;
+#ifdef ORDO_TEST_BINARY
+  return ORDO_TEST_BINARY;
+#else
+  return "ordo";
+#endif
 }
 
 inline std::filesystem::path SourceDir() {

@@ -109,7 +109,8 @@ TEST(InTreeRegistryTest, EveryPolicyPlansASmallScenarioLegally) {
 
 TEST(InTreeRegistryTest, DefaultTimeLimitsAreLongOnlyForFullMode) {
   EXPECT_EQ(DefaultTimeLimitSeconds("ordo-full"), kFullModeDefaultTimeLimitS);
-  EXPECT_LT(DefaultTimeLimitSeconds("ordo"), 1.0);
+  // Fast mode stops on its pass budget long before this; the limit is only a ceiling.
+  EXPECT_LT(DefaultTimeLimitSeconds("ordo"), kFullModeDefaultTimeLimitS);
   EXPECT_GT(DefaultTimeLimitSeconds("ordo"), 0.0);
 }
 
