@@ -4,10 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_runner.h"
 
@@ -106,13 +105,13 @@ TEST(CompareCommandTest, ABadFileAmongGoodOnesExitsTwoNamingIt) {
 
 TEST(CompareCommandTest, BadArgumentsExitTwoWithUsage) {
   const std::string good = (SourceDir() / "scenarios" / "01-mixed-control.json").string();
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"compare"},
-           {"compare", good, "--policies", "fifo,nope"},
-           {"compare", good, "--policies", ","},
-           {"compare", good, "--format", "csv"},
-           {"compare", good, "--time-limit", "-1"},
-           {"compare", good, "--explain"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"compare"},
+                                             {"compare", good, "--policies", "fifo,nope"},
+                                             {"compare", good, "--policies", ","},
+                                             {"compare", good, "--format", "csv"},
+                                             {"compare", good, "--time-limit", "-1"},
+                                             {"compare", good, "--explain"}}) {
     const CliResult r = RunOrdo(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_NE(r.err.find("usage: ordo compare"), std::string::npos) << r.err;
@@ -124,9 +123,11 @@ TEST(BoundCommandTest, BoundIsAtLeastEveryPlansObjective) {
   const CliResult bound = RunOrdo({"bound", file});
   ASSERT_EQ(bound.exit_code, 0) << bound.err;
   const double lp = nlohmann::json::parse(bound.out)["lp_bound"];
-  const CliResult r = RunOrdo({"compare", file, "--policies", "fifo,reactive,ordo", "--format", "json"});
+  const CliResult r =
+      RunOrdo({"compare", file, "--policies", "fifo,reactive,ordo", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& run : nlohmann::json::parse(r.out)["scenarios"][0]["runs"]) {
+  const nlohmann::json report = nlohmann::json::parse(r.out);  // outlives the loop below
+  for (const auto& run : report["scenarios"][0]["runs"]) {
     EXPECT_LE(run["metrics"]["objective"].get<double>(), lp + 1e-6) << run["policy"];
   }
 }
