@@ -12,11 +12,10 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "ordo/core/check_plan.h"
@@ -55,10 +54,12 @@ const char* const kSimulateUsage =
     "  --commit-whole-plan     every run plans once per horizon and commits all of it\n"
     "  --lookahead             planners see jobs that will arrive inside their horizon\n"
     "  --days D, --horizon H   simulate D days (at most the world's), plans H steps long\n"
-    "  --duration-noise SIGMA  forecast durations = actual x exp(SIGMA x z) for every job (replaces\n"
+    "  --duration-noise SIGMA  forecast durations = actual x exp(SIGMA x z) for every job "
+    "(replaces\n"
     "                          the world's forecasts); --traffic-noise SIGMA: actual demand moves\n"
     "                          off the forecast curve (log-AR(1), correlation 0.8), the planner\n"
-    "                          told the curve's --traffic-quantile Q (default 0.5); --noise-seed N\n"
+    "                          told the curve's --traffic-quantile Q (default 0.5); --noise-seed "
+    "N\n"
     "  --sweep-duration-noise LIST, --sweep-traffic-noise LIST\n"
     "                          run every policy at each SIGMA of LIST (e.g. 0,0.15,0.3,0.5) and\n"
     "                          print the value kept against the first; --noise-seeds LIST\n"
@@ -68,10 +69,13 @@ const char* const kSimulateUsage =
     "  --seed N                the policies' seed (default 1)\n"
     "  --format F              text (default), markdown or json, on stdout\n"
     "  --per-day               also print each run's per-day table\n"
-    "  --timeline FILE         the committed timelines as JSON; --html FILE: a self-contained page\n"
+    "  --by-hour               also print utilization and unmet demand by 2-hour block of the day\n"
+    "  --timeline FILE         the committed timelines as JSON; --html FILE: a self-contained "
+    "page\n"
     "  --progress, --quiet     force or silence the progress bar (default: when stderr is a tty)\n"
     "World generation (--make-world OUT.json):\n"
-    "  --data DIR              ../shared/data: ITP jobs + ServeGen services (docs/world-format.md)\n"
+    "  --data DIR              ../shared/data: ITP jobs + ServeGen services "
+    "(docs/world-format.md)\n"
     "    --trace-cluster C (cluster04)  --start-day D (7)  --load L (0.9)  --max-job-gpus N\n"
     "    --demand-forecast forecaster|seasonal|none (forecaster: the weekly-profile forecaster\n"
     "    in the loop, refitted hourly, planner told its p90; seasonal: the same hour a week\n"
@@ -228,17 +232,17 @@ std::string Thousands(double v) {
 
 Table MetricsTable(const std::vector<std::pair<std::string, const sim::PeriodMetrics*>>& rows) {
   Table t;
-  t.header = {"run", "value", "net value", "util", "alloc util", "unmet RT", "started",
-              "completed", "wait mean h", "wait p95 h", "never started", "decisions",
-              "plan ms mean", "p95", "max"};
+  t.header = {"run",           "value",     "net value",    "util",        "alloc util",
+              "unmet RT",      "started",   "completed",    "wait mean h", "wait p95 h",
+              "never started", "decisions", "plan ms mean", "p95",         "max"};
   for (const auto& [name, m] : rows) {
-    t.rows.push_back({name, Thousands(m->value), Thousands(m->net_value),
-                      F("%.1f%%", 100 * m->utilization), F("%.1f%%", 100 * m->allocated_utilization),
-                      std::to_string(m->realtime_unmet_gpu_steps), std::to_string(m->jobs_started),
-                      std::to_string(m->jobs_completed), F("%.2f", m->wait_all.mean_hours),
-                      F("%.2f", m->wait_all.p95_hours), std::to_string(m->wait_all.unstarted),
-                      std::to_string(m->decisions), F("%.2f", m->plan_ms_mean),
-                      F("%.2f", m->plan_ms_p95), F("%.1f", m->plan_ms_max)});
+    t.rows.push_back(
+        {name, Thousands(m->value), Thousands(m->net_value), F("%.1f%%", 100 * m->utilization),
+         F("%.1f%%", 100 * m->allocated_utilization), std::to_string(m->realtime_unmet_gpu_steps),
+         std::to_string(m->jobs_started), std::to_string(m->jobs_completed),
+         F("%.2f", m->wait_all.mean_hours), F("%.2f", m->wait_all.p95_hours),
+         std::to_string(m->wait_all.unstarted), std::to_string(m->decisions),
+         F("%.2f", m->plan_ms_mean), F("%.2f", m->plan_ms_p95), F("%.1f", m->plan_ms_max)});
   }
   return t;
 }
@@ -249,8 +253,8 @@ int MakeWorld(const Args& args) {
   if (synthetic == args.has("--data")) {
     return UsageError("--make-world needs either --data DIR or --synthetic", kSimulateUsage);
   }
-#define ORDO_ARG(var, expr)                                                       \
-  auto var = (expr);                                                              \
+#define ORDO_ARG(var, expr) \
+  auto var = (expr);        \
   if (!var) return UsageError(var.error().ToString(), kSimulateUsage)
   ORDO_ARG(days, ParseInt(args, "--days", 7, 1, 366));
   ORDO_ARG(nodes, ParseInt(args, "--nodes", 16, 1, 1 << 16));
@@ -323,18 +327,42 @@ int MakeWorld(const Args& args) {
 
 int RunSimulateCommand(int argc, char** argv) {
   static constexpr OptionSpec kOptions[] = {
-      {"--policies", true},       {"--replan-every", true},    {"--days", true},
-      {"--horizon", true},        {"--no-arrival-replan", false}, {"--commit-whole-plan", false},
-      {"--lookahead", false},     {"--duration-noise", true},  {"--traffic-noise", true},
-      {"--noise-seed", true},     {"--sweep-duration-noise", true},
-      {"--sweep-traffic-noise", true}, {"--time-limit", true}, {"--seed", true},
-      {"--format", true},         {"--per-day", false},        {"--timeline", true},
-      {"--html", true},           {"--progress", false},       {"--quiet", false},
-      {"--make-world", true},     {"--data", true},            {"--synthetic", false},
-      {"--trace-cluster", true},  {"--start-day", true},       {"--load", true},
-      {"--max-job-gpus", true},   {"--demand-forecast", true}, {"--services", true},
-      {"--nodes", true},          {"--gpus-per-node", true},   {"--step-minutes", true},
-      {"--noise-seeds", true},    {"--per-run", false},        {"--traffic-quantile", true},
+      {"--policies", true},
+      {"--replan-every", true},
+      {"--days", true},
+      {"--horizon", true},
+      {"--no-arrival-replan", false},
+      {"--commit-whole-plan", false},
+      {"--lookahead", false},
+      {"--duration-noise", true},
+      {"--traffic-noise", true},
+      {"--noise-seed", true},
+      {"--sweep-duration-noise", true},
+      {"--sweep-traffic-noise", true},
+      {"--time-limit", true},
+      {"--seed", true},
+      {"--format", true},
+      {"--per-day", false},
+      {"--timeline", true},
+      {"--html", true},
+      {"--progress", false},
+      {"--quiet", false},
+      {"--make-world", true},
+      {"--data", true},
+      {"--synthetic", false},
+      {"--trace-cluster", true},
+      {"--start-day", true},
+      {"--load", true},
+      {"--max-job-gpus", true},
+      {"--demand-forecast", true},
+      {"--services", true},
+      {"--nodes", true},
+      {"--gpus-per-node", true},
+      {"--step-minutes", true},
+      {"--noise-seeds", true},
+      {"--per-run", false},
+      {"--traffic-quantile", true},
+      {"--by-hour", false},
   };
   Result<Args> args = ParseArgs({argv + 1, static_cast<size_t>(argc > 0 ? argc - 1 : 0)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kSimulateUsage);
@@ -343,11 +371,12 @@ int RunSimulateCommand(int argc, char** argv) {
     return kExitOk;
   }
   if (args->has("--make-world")) return MakeWorld(*args);
-  if (args->positional.size() != 1) return UsageError("simulate needs one WORLD file", kSimulateUsage);
+  if (args->positional.size() != 1)
+    return UsageError("simulate needs one WORLD file", kSimulateUsage);
   const std::string path = args->positional[0];
 
-#define ORDO_ARG(var, expr)                                                       \
-  auto var = (expr);                                                              \
+#define ORDO_ARG(var, expr) \
+  auto var = (expr);        \
   if (!var) return UsageError(var.error().ToString(), kSimulateUsage)
   ORDO_ARG(replan_every, ParseInt(*args, "--replan-every", 1, 1, Limits::kMaxHorizonSteps));
   ORDO_ARG(seed, ParseInt(*args, "--seed", 1, 0, 1 << 30));
@@ -394,8 +423,10 @@ int RunSimulateCommand(int argc, char** argv) {
       } else {
         auto v = ParseDouble("--policies", k, 1, Limits::kMaxHorizonSteps);
         if (!v || *v != std::floor(*v)) {
-          return UsageError("--policies: \"" + item + "\": after @ comes a number of steps or "
-                            "\"plan\"", kSimulateUsage);
+          return UsageError("--policies: \"" + item +
+                                "\": after @ comes a number of steps or "
+                                "\"plan\"",
+                            kSimulateUsage);
         }
         spec.replan_every = static_cast<int>(*v);
       }
@@ -452,8 +483,8 @@ int RunSimulateCommand(int argc, char** argv) {
   const bool duration_sweep = args->has("--sweep-duration-noise");
   if (auto v = duration_sweep ? args->value("--sweep-duration-noise")
                               : args->value("--sweep-traffic-noise")) {
-    ORDO_ARG(sigmas, ParseList(duration_sweep ? "--sweep-duration-noise" : "--sweep-traffic-noise",
-                               *v));
+    ORDO_ARG(sigmas,
+             ParseList(duration_sweep ? "--sweep-duration-noise" : "--sweep-traffic-noise", *v));
     for (size_t i = 0; i < sigmas->size(); ++i) {
       const double sigma = (*sigmas)[i];
       for (uint64_t seed_k : seeds) {
@@ -515,8 +546,9 @@ int RunSimulateCommand(int argc, char** argv) {
       // Every committed step, against the spec's rules, with actual durations and demand.
       const sim::CommittedTimeline timeline = sim::BuildCommittedTimeline(world, *run);
       if (auto ok = ValidateScenario(timeline.scenario); !ok) {
-        std::cerr << "ordo: " << label << ": the committed timeline is not a valid scenario: "
-                  << ok.error().ToString() << "\n";
+        std::cerr << "ordo: " << label
+                  << ": the committed timeline is not a valid scenario: " << ok.error().ToString()
+                  << "\n";
         failed = true;
       }
       for (const Violation& v : CheckPlan(timeline.scenario, timeline.plan)) {
@@ -571,8 +603,8 @@ int RunSimulateCommand(int argc, char** argv) {
       // Per run and level, means over the noise seeds; "kept" is the ratio to the first level of
       // the sweep with the same noise seed (perfect information when that level is 0).
       Table kept;
-      kept.header = {"run", "level", "value", "kept", "min kept", "net value", "kept (net)",
-                     "unmet RT", "wait mean h", "plan ms mean"};
+      kept.header = {"run",       "level",      "value",    "kept",        "min kept",
+                     "net value", "kept (net)", "unmet RT", "wait mean h", "plan ms mean"};
       auto find = [&](size_t level, size_t spec) -> const sim::SimReport* {
         if (spec >= results[level].size()) return nullptr;
         return &results[level][spec];
@@ -613,6 +645,40 @@ int RunSimulateCommand(int argc, char** argv) {
       }
       std::cout << (md ? kept.Markdown() : kept.Text());
     }
+    if (args->has("--by-hour")) {
+      // Utilization (batch + served real-time) and unmet real-time GPU-steps by 2-hour block of
+      // the day, over the window: where in the day (and, for plans made once a day, where in
+      // the plan) capacity is lost.
+      const int spd = world.steps_per_day();
+      const int blocks = 12;
+      Table util, unmet;
+      util.header = {"utilization by hour"};
+      for (int b = 0; b < blocks; ++b) util.header.push_back(F("%02.0f", 2.0 * b) + "h");
+      unmet.header = util.header;
+      unmet.header[0] = "unmet RT by hour";
+      for (size_t l = 0; l < levels.size(); ++l) {
+        for (const sim::SimReport& r : results[l]) {
+          const sim::StepSeries series = sim::ComputeStepSeries(r.run);
+          std::vector<double> busy(blocks, 0), lost(blocks, 0), cells(blocks, 0);
+          for (int t = 0; t < r.run.steps; ++t) {
+            const int b = (t % spd) * blocks / spd;
+            busy[b] += series.batch_gpus[t] + series.served_gpus[t];
+            lost[b] += series.unmet_gpus[t];
+            cells[b] += world.cluster.total_gpus();
+          }
+          std::vector<std::string> u = {r.label}, m = {r.label};
+          for (int b = 0; b < blocks; ++b) {
+            u.push_back(F("%.0f%%", 100 * busy[b] / std::max(1.0, cells[b])));
+            m.push_back(F("%.0f", lost[b]));
+          }
+          util.rows.push_back(u);
+          unmet.rows.push_back(m);
+        }
+      }
+      std::cout << "\n"
+                << (md ? util.Markdown() : util.Text()) << "\n"
+                << (md ? unmet.Markdown() : unmet.Text());
+    }
     if (args->has("--per-day")) {
       for (size_t l = 0; l < levels.size(); ++l) {
         for (const sim::SimReport& r : results[l]) {
@@ -622,7 +688,8 @@ int RunSimulateCommand(int argc, char** argv) {
           }
           days.emplace_back("total", &r.metrics.total);
           const Table t = MetricsTable(days);
-          std::cout << "\n" << (md ? "**" + r.label + "**\n\n" : r.label + "\n")
+          std::cout << "\n"
+                    << (md ? "**" + r.label + "**\n\n" : r.label + "\n")
                     << (md ? t.Markdown() : t.Text());
         }
       }

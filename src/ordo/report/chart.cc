@@ -49,8 +49,8 @@ std::string TimeLabel(int step, int step_minutes) {
 std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
   const int gpus = std::max(1, s.cluster.total_gpus());
   const int horizon = std::max(1, s.horizon_steps);
-  const double cw = std::clamp(720.0 / horizon, 2.0, 30.0);
-  const double ch = std::min(18.0, 288.0 / gpus);
+  const double cw = std::clamp(480.0 / horizon, 1.0, 20.0);
+  const double ch = std::min(12.0, 216.0 / gpus);
   const double left = 52, top = 6;
   const double plot_w = cw * horizon, plot_h = ch * gpus;
   const double strip_y = top + plot_h + 18, strip_h = 12;
@@ -149,10 +149,11 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
                (group_start ? " stroke-width=\"1.2\"" : " stroke-width=\"0.5\"") + "/>\n";
       }
       if (group_start || ch * group.gpus_per_node >= 10) {
-        svg += "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(top + id * ch + 8) +
-               "\" text-anchor=\"end\" fill=\"#444\">" +
-               (group_start && s.cluster.groups.size() > 1 ? HtmlEscape(group.gpu_type) + " " : "") +
-               "GPU " + std::to_string(id) + "</text>\n";
+        svg +=
+            "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(top + id * ch + 8) +
+            "\" text-anchor=\"end\" fill=\"#444\">" +
+            (group_start && s.cluster.groups.size() > 1 ? HtmlEscape(group.gpu_type) + " " : "") +
+            "GPU " + std::to_string(id) + "</text>\n";
       }
     }
     first += group.nodes * group.gpus_per_node;

@@ -1,5 +1,6 @@
 // report.html: one self-contained page — inline CSS and SVG, no script, no fonts or images fetched,
 // so it opens offline and can be mailed as one file.
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,11 @@ std::string Table(const ScenarioResult& s) {
   for (const PolicyRun& run : s.runs) {
     if (!run.shown) continue;
     const std::vector<std::string> cells = MetricCells(s, run, true);
-    out += std::string("<tr") + (!run.ok() ? " class=\"bad\"" : run.policy == "ordo" ? " class=\"ordo\"" : "") + ">";
+    out += std::string("<tr") +
+           (!run.ok()              ? " class=\"bad\""
+            : run.policy == "ordo" ? " class=\"ordo\""
+                                   : "") +
+           ">";
     for (size_t c = 0; c < cells.size(); ++c) {
       out += std::string(c >= study_from ? "<td class=\"study\">" : "<td>") + HtmlEscape(cells[c]) +
              "</td>";
@@ -86,20 +91,31 @@ std::string StudyParagraph(const StudyFigures& f) {
          " ms.</p>\n";
 }
 
+// Section anchors carry the position too: the same scenario may be compared twice.
+std::string Anchor(size_t index, const ScenarioResult& s) {
+  std::string id = "s" + std::to_string(index + 1) + "-";
+  for (char c : s.scenario.name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return id;
+}
+
 std::string Summary(const Comparison& comparison) {
   std::string rows;
-  for (const ScenarioResult& s : comparison.scenarios) {
+  for (size_t i = 0; i < comparison.scenarios.size(); ++i) {
+    const ScenarioResult& s = comparison.scenarios[i];
     if (!s.study) continue;
     const PolicyRun* fifo = s.Find("fifo");
     const PolicyRun* ordo = s.Find("ordo");
-    auto util = [](const PolicyRun* r) { return r && r->plan ? Percent(r->metrics.utilization) : "-"; };
-    rows += "<tr><td><a href=\"#" + HtmlEscape(s.scenario.name) + "\">" + HtmlEscape(s.study->label) +
+    auto util = [](const PolicyRun* r) {
+      return r && r->plan ? Percent(r->metrics.utilization) : "-";
+    };
+    rows += "<tr><td><a href=\"#" + Anchor(i, s) + "\">" + HtmlEscape(s.study->label) +
             "</a></td><td>" + util(fifo) + " &rarr; " + util(ordo) + "</td><td class=\"study\">" +
-            Percent(s.study->fifo_utilization) + " &rarr; " + Percent(s.study->allocator_utilization) +
-            "</td><td>" + (ordo ? SignedPercent(ordo->value_gain) : "-") + "</td><td class=\"study\">" +
+            Percent(s.study->fifo_utilization) + " &rarr; " +
+            Percent(s.study->allocator_utilization) + "</td><td>" +
+            (ordo ? SignedPercent(ordo->value_gain) : "-") + "</td><td class=\"study\">" +
             SignedPercent(s.study->value_gain) + "</td><td>" +
-            (ordo && ordo->plan ? Millis(ordo->metrics.solve_ms) : "-") + "</td><td class=\"study\">" +
-            Thousands(s.study->heuristic_latency_ms) + "</td></tr>\n";
+            (ordo && ordo->plan ? Millis(ordo->metrics.solve_ms) : "-") +
+            "</td><td class=\"study\">" + Thousands(s.study->heuristic_latency_ms) + "</td></tr>\n";
   }
   if (rows.empty()) return "";
   return "<h2>Against the study</h2>\n<p>ordo's numbers on the scenarios that re-create the "
@@ -138,8 +154,9 @@ std::string RenderHtml(const Comparison& comparison) {
   for (size_t p = 0; p < comparison.policies.size(); ++p) {
     out += (p ? ", " : "") + HtmlEscape(comparison.policies[p]);
   }
-  out += "). Every plan was checked against the spec's legality rules and measured from the "
-         "scenario and the plan alone. Charts: GPUs top to bottom, time left to right.</p>\n";
+  out +=
+      "). Every plan was checked against the spec's legality rules and measured from the "
+      "scenario and the plan alone. Charts: GPUs top to bottom, time left to right.</p>\n";
   const std::vector<std::string> problems = ProblemLines(comparison);
   if (!problems.empty()) {
     out += "<div class=\"problems\"><h2>Problems</h2><p>" + std::to_string(comparison.problems()) +
@@ -149,9 +166,10 @@ std::string RenderHtml(const Comparison& comparison) {
   }
   out += Summary(comparison);
 
-  for (const ScenarioResult& s : comparison.scenarios) {
-    out += "<section id=\"" + HtmlEscape(s.scenario.name) + "\">\n<h2>" +
-           HtmlEscape(s.scenario.name) + "</h2>\n<p class=\"meta\"><code>" + HtmlEscape(s.source) +
+  for (size_t i = 0; i < comparison.scenarios.size(); ++i) {
+    const ScenarioResult& s = comparison.scenarios[i];
+    out += "<section id=\"" + Anchor(i, s) + "\">\n<h2>" + HtmlEscape(s.scenario.name) +
+           "</h2>\n<p class=\"meta\"><code>" + HtmlEscape(s.source) +
            "</code>: " + HtmlEscape(ScenarioSummary(s.scenario)) + "</p>\n";
     if (!s.scenario.description.empty()) {
       out += "<details><summary>How this scenario was built</summary><p>" +

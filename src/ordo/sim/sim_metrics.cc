@@ -106,6 +106,33 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
   return m;
 }
 
+StepSeries ComputeStepSeries(const SimRun& run) {
+  StepSeries s;
+  const int n = run.steps;
+  s.batch_gpus.assign(n, 0);
+  s.service_gpus.assign(n, 0);
+  s.served_gpus.assign(n, 0);
+  s.demand_gpus.assign(n, 0);
+  s.unmet_gpus.assign(n, 0);
+  for (const JobOutcome& o : run.jobs) {
+    if (!o.start_step) continue;
+    for (int t = *o.start_step; t < std::min(n, *o.start_step + o.actual_steps); ++t) {
+      s.batch_gpus[t] += o.gpus;
+    }
+  }
+  for (size_t i = 0; i < run.service_gpus.size(); ++i) {
+    for (int t = 0; t < n; ++t) {
+      const int a = static_cast<int>(run.service_gpus[i][t].size());
+      const int d = run.service_demand[i][t];
+      s.service_gpus[t] += a;
+      s.served_gpus[t] += std::min(a, d);
+      s.demand_gpus[t] += d;
+      s.unmet_gpus[t] += std::max(0, d - a);
+    }
+  }
+  return s;
+}
+
 SimMetrics ComputeSimMetrics(const World& world, const SimRun& run) {
   SimMetrics m;
   m.total = ComputePeriodMetrics(world, run, 0, run.steps);

@@ -64,6 +64,16 @@ struct SimMetrics {
 
 SimMetrics ComputeSimMetrics(const World& world, const SimRun& run);
 
+/// The committed timeline step by step, summed over jobs and services.
+struct StepSeries {
+  std::vector<int> batch_gpus;    // GPUs running batch jobs
+  std::vector<int> service_gpus;  // allocated to services
+  std::vector<int> served_gpus;   // min(allocated, demand), summed over services
+  std::vector<int> demand_gpus;   // actual demand
+  std::vector<int> unmet_gpus;    // max(0, demand - allocated), summed over services
+};
+StepSeries ComputeStepSeries(const SimRun& run);
+
 /// Metrics over steps [from, to) of the run.
 PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int from, int to);
 
