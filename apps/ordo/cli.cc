@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "ordo/forecast/duration_resolver.h"
 #include "ordo/io/plan_io.h"
 #include "ordo/io/scenario_io.h"
 
@@ -78,14 +79,23 @@ Result<double> ParseSeconds(std::string_view option, std::string_view text) {
   return value;
 }
 
-Result<Scenario> LoadScenario(const std::string& path) { return io::ReadScenarioFile(path); }
+Result<Scenario> LoadScenario(const std::string& path) {
+  // A job given `features` and no `duration_steps` gets the forecasters' median duration (their
+  // built-in calibration: the CLI has no history to learn from).
+  io::ReadOptions options;
+  options.resolve_duration = [](const Job& job, std::string_view features, int step_minutes) {
+    return forecast::ForecastDurationSteps(job, features, step_minutes);
+  };
+  return io::ReadScenarioFile(path, options);
+}
 
 Result<Plan> LoadPlan(const std::string& path) { return io::ReadPlanFile(path); }
 
 Result<void> WriteTextFile(const std::string& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    return Fail(Error{ErrorCode::kIo, "", std::string("cannot open for writing: ") + std::strerror(errno)});
+    return Fail(
+        Error{ErrorCode::kIo, "", std::string("cannot open for writing: ") + std::strerror(errno)});
   }
   out.write(text.data(), static_cast<std::streamsize>(text.size()));
   out.close();

@@ -57,7 +57,8 @@ int FileError(std::string_view path, const Error& error);
 /// A positive, finite number of seconds, at most a week.
 [[nodiscard]] Result<double> ParseSeconds(std::string_view option, std::string_view text);
 
-/// Reads and validates a scenario (JSON or YAML). The error does not repeat the path.
+/// Reads and validates a scenario (JSON or YAML); durations missing beside `features` come from
+/// the forecasters. The error does not repeat the path.
 [[nodiscard]] Result<Scenario> LoadScenario(const std::string& path);
 /// Reads a plan (JSON or YAML): structure and types only; CheckPlan judges the rules.
 [[nodiscard]] Result<Plan> LoadPlan(const std::string& path);

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/io/plan_io.h"
@@ -17,7 +16,9 @@
 namespace ordo::testing {
 namespace {
 
-std::string Scenario(const std::string& file) { return (SourceDir() / "scenarios" / file).string(); }
+std::string Scenario(const std::string& file) {
+  return (SourceDir() / "scenarios" / file).string();
+}
 
 // A 4-GPU node, 4 steps: small enough to break a plan by hand, rule by rule.
 constexpr const char* kTinyScenario = R"({
@@ -60,19 +61,20 @@ TEST(PlanCommandTest, EveryPolicyByNameGivesALegalPlan) {
   ASSERT_TRUE(scenario.has_value());
   for (const std::string name :
        {"fifo", "fifo-backfill", "priority-backfill", "reactive", "ordo", "ordo-full"}) {
-    const CliResult r = RunOrdo({"plan", Scenario("03-training-heavy.json"), "--policy", name,
-                                 "--time-limit", "1"});
+    const CliResult r = RunOrdo(
+        {"plan", Scenario("03-training-heavy.json"), "--policy", name, "--time-limit", "1"});
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     Result<Plan> plan = io::ParsePlan(r.out, false);
     ASSERT_TRUE(plan.has_value()) << name;
     EXPECT_EQ(plan->policy, name);
-    for (const Violation& v : CheckPlan(*scenario, *plan)) ADD_FAILURE() << name << ": " << FormatViolation(v);
+    for (const Violation& v : CheckPlan(*scenario, *plan))
+      ADD_FAILURE() << name << ": " << FormatViolation(v);
   }
 }
 
 TEST(PlanCommandTest, ExplainAddsExplanationsToThePlanAndPrintsThem) {
-  const CliResult r = RunOrdo({"plan", Scenario("05-oversubscribed.json"), "--policy",
-                               "priority-backfill", "--explain"});
+  const CliResult r = RunOrdo(
+      {"plan", Scenario("05-oversubscribed.json"), "--policy", "priority-backfill", "--explain"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json plan = nlohmann::json::parse(r.out);
   ASSERT_TRUE(plan.contains("x-explain")) << r.out.substr(0, 400);
@@ -142,6 +144,29 @@ TEST(PlanCommandTest, UnreadableOrEmptyFilesExitTwoNamingTheFile) {
   }
 }
 
+// A job with `features` and no `duration_steps` gets its duration from the forecasters; bad
+// features are input errors that name the feature.
+TEST(PlanCommandTest, DurationsFromFeatures) {
+  TempDir dir;
+  nlohmann::json scenario = nlohmann::json::parse(kTinyScenario);
+  scenario["jobs"][1].erase("duration_steps");
+  scenario["jobs"][1]["features"] = {{"params_b", 70}, {"algorithm", "gptq"}};
+  WriteWhole(dir.File("features.json"), scenario.dump());
+  const CliResult r = RunOrdo({"plan", dir.File("features.json"), "--policy", "fifo"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json plan = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(plan["jobs"][1]["start_step"].is_null());
+  EXPECT_GE(plan["jobs"][1]["duration_steps"].get<int>(), 1);
+
+  scenario["jobs"][1]["features"]["algorithm"] = "magic";
+  WriteWhole(dir.File("magic.json"), scenario.dump());
+  const CliResult bad = RunOrdo({"plan", dir.File("magic.json")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find(dir.File("magic.json") + ": jobs[1].features.algorithm"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(ValidateCommandTest, LegalPlanExitsZero) {
   TempDir dir;
   WriteWhole(dir.File("s.json"), kTinyScenario);
@@ -157,7 +182,8 @@ TEST(ValidateCommandTest, PlansFromPlanValidate) {
     const CliResult plan = RunOrdo({"plan", Scenario("04-large-mixed.json"), "--policy", name});
     ASSERT_EQ(plan.exit_code, 0) << plan.err;
     WriteWhole(dir.File(name + ".json"), plan.out);
-    const CliResult r = RunOrdo({"validate", Scenario("04-large-mixed.json"), dir.File(name + ".json")});
+    const CliResult r =
+        RunOrdo({"validate", Scenario("04-large-mixed.json"), dir.File(name + ".json")});
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.out << r.err;
   }
 }
@@ -167,8 +193,8 @@ TEST(ValidateCommandTest, PlansFromPlanValidate) {
 TEST(ValidateCommandTest, HandBrokenPlanGetsOneLinePerBrokenRule) {
   TempDir dir;
   nlohmann::json plan = nlohmann::json::parse(kTinyPlan);
-  plan["jobs"][0]["first_gpu"] = 1;   // [1, 3): not aligned to 2
-  plan["jobs"][1]["start_step"] = 0;  // arrives at step 2
+  plan["jobs"][0]["first_gpu"] = 1;                          // [1, 3): not aligned to 2
+  plan["jobs"][1]["start_step"] = 0;                         // arrives at step 2
   plan["services"][0]["gpus"][2] = nlohmann::json::array();  // min_gpus is 1
   WriteWhole(dir.File("s.json"), kTinyScenario);
   WriteWhole(dir.File("p.json"), plan.dump());
@@ -191,7 +217,7 @@ TEST(ValidateCommandTest, HandBrokenPlanGetsOneLinePerBrokenRule) {
 TEST(ValidateCommandTest, TwoJobsOnOneGpuBreakRuleOne) {
   TempDir dir;
   nlohmann::json plan = nlohmann::json::parse(kTinyPlan);
-  plan["jobs"][1]["first_gpu"] = 1;   // inside a's block [0, 2)
+  plan["jobs"][1]["first_gpu"] = 1;  // inside a's block [0, 2)
   plan["jobs"][0]["duration_steps"] = 2;
   plan["jobs"][0]["start_step"] = 1;  // a holds [0, 2) at steps 1-2, b holds GPU 1 at step 2
   WriteWhole(dir.File("s.json"), kTinyScenario);
@@ -222,7 +248,8 @@ TEST(ValidateCommandTest, BadFilesAndArgumentsExitTwo) {
       << demand.err;
 
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"validate"}, {"validate", dir.File("s.json")},
+           {"validate"},
+           {"validate", dir.File("s.json")},
            {"validate", dir.File("s.json"), dir.File("p.json"), dir.File("p.json")},
            {"validate", dir.File("s.json"), dir.File("p.json"), "--policy", "fifo"}}) {
     const CliResult r = RunOrdo(args);
@@ -285,7 +312,8 @@ TEST(RobustnessTest, OddArgumentsNeverCrash) {
     for (const auto& a : args) joined += "[" + a.substr(0, 40) + "] ";
     EXPECT_EQ(r.signal, 0) << joined << r.err;
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1 || r.exit_code == 2)
-        << joined << " exit " << r.exit_code << "\n" << r.err;
+        << joined << " exit " << r.exit_code << "\n"
+        << r.err;
     EXPECT_EQ(r.err.find("internal error"), std::string::npos) << joined << r.err;
     EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << joined << r.err;
   }
