@@ -109,7 +109,7 @@ std::vector<Case> Cases() {
                    [](J& j) { j["jobs"][2]["running"]["first_gpu"] = 2; }));
   c.push_back(Edit("running block outside the cluster", "jobs[2].running.first_gpu",
                    [](J& j) { j["jobs"][2]["running"]["first_gpu"] = 64; }));
-  c.push_back(Edit("running blocks overlap", "jobs[0].running", [](J& j) {
+  c.push_back(Edit("running blocks overlap", "jobs[2].running", [](J& j) {
     j["jobs"][0]["running"] = {{"start_step", 0}, {"first_gpu", 4}};
   }));
   c.push_back(Edit("demand too short", "services[0].demand", [](J& j) {
