@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release dev run test test-slow test-slurm bench forecast-eval format tidy clean
+.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise test-slow test-slurm bench forecast-eval format tidy clean
 
 all: release
 
@@ -19,8 +19,13 @@ dev: deps
 	@cmake --preset dev >/dev/null
 	@cmake --build --preset dev -j $(JOBS)
 
+# Only the binary (no tests or benchmarks): what `make run` and the studies need.
+ordo: deps
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target ordo
+
 # The main job: every policy on the built-in scenarios, the report in report/.
-run: release
+run: ordo
 	@$(ORDO) compare scenarios/*.json --report-dir report
 	@echo "report: report/report.html and report/report.md"
 
@@ -46,8 +51,16 @@ bench: release
 forecast-eval: release
 	@build/release/bench/forecast_eval $(SHARED)/data
 
+# The simulator's studies (docs/simulator.md): seven-day trace replay, plan-once vs rolling,
+# forecast-error sweeps. Worlds and outputs go to build/studies/.
+study-replay study-horizon study-noise: ordo
+	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies $(@:study-%=%)
+
+studies: ordo
+	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies replay horizon noise
+
 format:
-	@clang-format-16 -i $$(git ls-files '*.h' '*.cc')
+	@clang-format-14 -i $$(git ls-files '*.h' '*.cc')
 
 tidy: deps
 	@cmake --preset tidy >/dev/null
