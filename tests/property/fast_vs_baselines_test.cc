@@ -1,13 +1,27 @@
-// Fast mode against the baselines on random contended instances (issue 3's acceptance criteria).
+// Fast mode against the baselines on random contended instances (issue 3's acceptance criteria),
+// asserted on every instance: fast mode's value (undecayed) is at least fifo's, its unmet
+// real-time GPU-steps at most reactive's, its plan legal and the same for the same seed; over all
+// instances its mean planning objective is above priority-backfill's and reactive's. The objective
+// is not asserted per instance: the guarantee above can cost it (docs/fast-mode.md, "Do no harm"),
+// so the instances where a baseline scores a higher objective are counted and printed.
 //
-// Fast mode optimises the spec's planning objective, so that is what is asserted on every
-// instance: its objective is at least every baseline's. The issue's proxies hold on all but a
-// small share of instances, bounded here and printed: value >= fifo's, and unmet real-time demand
-// <= reactive's where the scenario protects its services (M x priority of every service at least
-// the priority of every job; elsewhere the operator's objective values batch work above the unmet
-// penalty and fast mode follows it). Each exception is a trade the objective asks for (the time
-// decay favours early GPU-steps over more of them; a capped service curve frees a steady block for
-// long rigid jobs worth more than the demand it leaves). docs/fast-mode.md explains it.
+// On two of the first 3,000 instances no legal plan keeps both promises (kConflicts, proofs
+// below); there fast mode keeps fifo's value, with the least unmet demand it finds, and the test
+// asserts exactly that.
+//  - random-609: 8 GPUs, all held by a running 8-GPU job at steps 0-2, so fifo reserves no GPU for
+//    its services (unmet 95) and runs an 8-GPU, 29-step job (value 1,392) from step 3. Steps 0-2
+//    already leave 7 GPU-steps of demand unmet, and a service wants 1 GPU at every step, so
+//    keeping reactive's 8 lets that job run at most 1 step inside the horizon; then every other
+//    job's best GPU-steps inside the horizon times its priority, the running job's and all the
+//    services' demand served sum to at most 1,632.5, below fifo's value of 2,063.
+//  - random-1168: 8 GPUs, a service (priority 2, demand up to 6, min 2), a 4-GPU job running until
+//    step 14, and long jobs (1 GPU x 72 steps at priority 5.5, 4 x 64 at 10). fifo reserves 3 GPUs
+//    and runs both long jobs beside them: value 1,657, unmet 39. Over every start of every job (or
+//    none), with service demand served up to the GPUs the jobs leave (churn and alignment
+//    ignored, so an upper bound), no schedule with at most reactive's 15 unmet GPU-steps is worth
+//    more than 1,118.
+//
+// ORDO_PROPERTY_INSTANCES raises the count for a soak run (3,000 in docs/fast-mode.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,18 +37,43 @@
 namespace ordo {
 namespace {
 
-TEST(FastVsBaselinesProperty, BeatsTheBaselinesOnContendedInstances) {
-  // ORDO_PROPERTY_INSTANCES raises the count for a soak run.
+int InstanceCount() {
   const char* env = std::getenv("ORDO_PROPERTY_INSTANCES");
-  const int instances = env != nullptr ? std::atoi(env) : 300;
+  return env != nullptr ? std::max(1, std::atoi(env)) : 300;
+}
+
+// Seeds where fifo's value and reactive's unmet demand cannot both be kept (proofs above).
+constexpr int kConflicts[] = {609, 1168};
+
+bool SamePlan(const Plan& a, const Plan& b) {
+  if (a.jobs.size() != b.jobs.size() || a.services.size() != b.services.size()) return false;
+  for (size_t j = 0; j < a.jobs.size(); ++j) {
+    const JobPlacement &x = a.jobs[j], &y = b.jobs[j];
+    if (x.start_step != y.start_step) return false;
+    if (x.started() &&
+        (x.first_gpu != y.first_gpu || x.gpus != y.gpus || x.duration_steps != y.duration_steps)) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < a.services.size(); ++i) {
+    if (a.services[i].gpus != b.services[i].gpus) return false;
+  }
+  return true;
+}
+
+TEST(FastVsBaselinesProperty, KeepsFifosValueAndReactivesUnmetDemandOnEveryInstance) {
+  const int instances = InstanceCount();
   auto fast = policy::MakeFastPolicy();
+  auto again = policy::MakeFastPolicy();
   auto fifo = policy::MakeFifoPolicy();
   auto fifo_backfill = policy::MakeFifoBackfillPolicy();
   auto priority = policy::MakePriorityBackfillPolicy();
   auto reactive = policy::MakeReactivePolicy();
-  double sum_fast = 0, sum_fifo = 0, sum_priority = 0, sum_reactive = 0;
+  double sum_fast = 0, sum_fifo = 0, sum_fifo_backfill = 0, sum_priority = 0, sum_reactive = 0;
   double value_fast = 0, value_fifo = 0;
-  int value_below_fifo = 0, unmet_above_reactive = 0, protected_instances = 0;
+  long long unmet_fast = 0, unmet_reactive = 0;
+  int conflicts = 0;
+  int objective_below_a_baseline = 0, objective_below_priority = 0, objective_below_reactive = 0;
   PolicyOptions options;
   options.time_limit_s = 60;  // the pass budget, not the clock, bounds fast mode
   for (int seed = 1; seed <= instances; ++seed) {
@@ -48,42 +87,47 @@ TEST(FastVsBaselinesProperty, BeatsTheBaselinesOnContendedInstances) {
     const Plan p = *priority->Solve(s, options);
     const Plan r = *reactive->Solve(s, options);
     testing::ExpectLegal(s, a, static_cast<uint64_t>(seed));
+    // Every fourth instance: a fresh policy object with the same seed gives the same plan.
+    if (seed % 4 == 1) {
+      EXPECT_TRUE(SamePlan(a, *again->Solve(s, options))) << "seed " << seed;
+    }
+    EXPECT_GE(a.metrics.value, f.metrics.value - 1e-6 * std::max(1.0, f.metrics.value))
+        << "seed " << seed << ": value below fifo's";
+    const bool conflict =
+        std::find(std::begin(kConflicts), std::end(kConflicts), seed) != std::end(kConflicts);
+    if (!conflict) {
+      EXPECT_LE(a.metrics.realtime_unmet_gpu_steps, r.metrics.realtime_unmet_gpu_steps)
+          << "seed " << seed << ": more unmet real-time demand than reactive";
+    }
+    conflicts += conflict ? 1 : 0;
+    bool below = false;
     for (const Plan* baseline : {&f, &b, &p, &r}) {
-      EXPECT_GE(a.metrics.objective, baseline->metrics.objective - 1e-6)
-          << "seed " << seed << " against " << baseline->policy;
+      below |= a.metrics.objective < baseline->metrics.objective - 1e-6;
     }
-    value_below_fifo += a.metrics.value < f.metrics.value - 1e-6 ? 1 : 0;
-    double top_priority = 0;
-    for (const Job& job : s.jobs) top_priority = std::max(top_priority, job.priority);
-    bool protected_services = true;
-    for (const Service& service : s.services) {
-      protected_services &=
-          s.objective.unmet_penalty_multiplier * service.priority >= top_priority;
-    }
-    protected_instances += protected_services ? 1 : 0;
-    unmet_above_reactive +=
-        protected_services &&
-                a.metrics.realtime_unmet_gpu_steps > r.metrics.realtime_unmet_gpu_steps
-            ? 1
-            : 0;
+    objective_below_a_baseline += below ? 1 : 0;
+    objective_below_priority += a.metrics.objective < p.metrics.objective - 1e-6 ? 1 : 0;
+    objective_below_reactive += a.metrics.objective < r.metrics.objective - 1e-6 ? 1 : 0;
     sum_fast += a.metrics.objective;
     sum_fifo += f.metrics.objective;
+    sum_fifo_backfill += b.metrics.objective;
     sum_priority += p.metrics.objective;
     sum_reactive += r.metrics.objective;
     value_fast += a.metrics.value;
     value_fifo += f.metrics.value;
+    unmet_fast += a.metrics.realtime_unmet_gpu_steps;
+    unmet_reactive += r.metrics.realtime_unmet_gpu_steps;
   }
   EXPECT_GT(sum_fast, sum_priority);
   EXPECT_GT(sum_fast, sum_reactive);
-  EXPECT_LE(value_below_fifo, std::max(1, instances / 100));
-  EXPECT_LE(unmet_above_reactive, std::max(2, protected_instances / 50));
   std::printf(
-      "%d contended instances: mean objective ordo %.1f, fifo %.1f, priority-backfill %.1f, "
-      "reactive %.1f; value gain over fifo %+.1f%%; value below fifo on %d, unmet above "
-      "reactive on %d of %d protected\n",
-      instances, sum_fast / instances, sum_fifo / instances, sum_priority / instances,
-      sum_reactive / instances, 100 * (value_fast / value_fifo - 1), value_below_fifo,
-      unmet_above_reactive, protected_instances);
+      "%d contended instances: mean objective ordo %.1f, fifo %.1f, fifo-backfill %.1f, "
+      "priority-backfill %.1f, reactive %.1f; value gain over fifo %+.1f%%; unmet real-time "
+      "GPU-steps ordo %lld, reactive %lld; objective below some baseline on %d (priority-backfill "
+      "%d, reactive %d); %d instances where both promises cannot hold\n",
+      instances, sum_fast / instances, sum_fifo / instances, sum_fifo_backfill / instances,
+      sum_priority / instances, sum_reactive / instances, 100 * (value_fast / value_fifo - 1),
+      unmet_fast, unmet_reactive, objective_below_a_baseline, objective_below_priority,
+      objective_below_reactive, conflicts);
 }
 
 }  // namespace

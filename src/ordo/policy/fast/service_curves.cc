@@ -17,8 +17,9 @@ class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
                const std::vector<char>& include, const std::vector<char>& floor_only,
-               const std::vector<int>& cap)
+               const std::vector<int>& cap, bool* complete)
       : s_(s),
+        complete_(complete),
         cap_(cap),
         include_(include),
         floor_only_(floor_only),
@@ -55,6 +56,10 @@ class CountPlanner {
     for (int i : order) {
       const std::vector<int> floor = ServiceFloor(s_, i);
       for (int t = 0; t < s_.horizon_steps; ++t) Take(i, t, floor[t]);
+    }
+    if (complete_ != nullptr) {
+      *complete_ = !short_;
+      if (short_) return std::move(counts_);
     }
     // Then the curves above the floors, highest priority first.
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -102,7 +107,8 @@ class CountPlanner {
       n -= take;
       if (n == 0) return;
     }
-    ORDO_ASSERT(n == 0);
+    ORDO_ASSERT(complete_ != nullptr);
+    short_ = true;
   }
 
   // The service's curve by dynamic programming over (step, GPUs held): maximise the demand served,
@@ -171,6 +177,8 @@ class CountPlanner {
   }
 
   const Scenario& s_;
+  bool* complete_;               // where a floor that does not fit is reported (null: it is a bug)
+  bool short_ = false;           // some floor did not fit
   const std::vector<int>& cap_;  // per service: most GPUs it may hold (< 0 or empty: no cap)
   const std::vector<char>& include_;
   const std::vector<char>& floor_only_;
@@ -184,9 +192,9 @@ class CountPlanner {
 
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const std::vector<char>& include,
-                                const std::vector<char>& floor_only,
-                                const std::vector<int>& cap) {
-  return CountPlanner(scenario, free, include, floor_only, cap).Run();
+                                const std::vector<char>& floor_only, const std::vector<int>& cap,
+                                bool* complete) {
+  return CountPlanner(scenario, free, include, floor_only, cap, complete).Run();
 }
 
 void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,
