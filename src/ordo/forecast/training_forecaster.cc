@@ -74,9 +74,14 @@ std::string PhysicalKey1(const TrainingFeatures& f) {
 }
 
 std::string HistoryKey1(const TrainingFeatures& f) {
+  // Appended piece by piece: `"/" + std::string` trips GCC 12's -Wstringop-overflow at -O2.
   std::string k = f.group;
-  if (!f.model.empty()) k += (k.empty() ? "" : "/") + f.model;
-  if (f.method) k += (k.empty() ? "" : "/") + std::string(TrainingMethodName(*f.method));
+  auto add = [&k](std::string_view part) {
+    if (!k.empty()) k += '/';
+    k += part;
+  };
+  if (!f.model.empty()) add(f.model);
+  if (f.method) add(TrainingMethodName(*f.method));
   return k;
 }
 
