@@ -385,7 +385,7 @@ class FastPolicy final : public Policy {
       }
     }
     bool complete = true;
-    const ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, &complete);
+    const ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, &complete);
     if (!complete) return std::nullopt;
     ReserveCounts(counts, grid);
     std::vector<int> order;
@@ -405,8 +405,9 @@ class FastPolicy final : public Policy {
 
   // How much the services give way to batch work; the first variant is "services first".
   struct ServiceVariant {
-    std::vector<char> after;  // services planned only after the batch work (floors before)
-    std::vector<int> cap;     // per service: most GPUs it may hold (empty: no cap)
+    std::vector<char> after;    // services planned only after the batch work (floors before)
+    std::vector<int> cap;       // per service: most GPUs it may hold (empty: no cap)
+    std::vector<double> avoid;  // per group: batch work bound to it (empty: plain best fit)
   };
 
   // The variants: services first; services capped at the same quantile (50%, 75%, 90%) of their
@@ -440,7 +441,28 @@ class FastPolicy final : public Policy {
         any = true;
       }
     }
-    if (any) variants.push_back(ServiceVariant{std::move(after), {}});
+    if (any) variants.push_back(ServiceVariant{std::move(after), {}, {}});
+    // Services packed away from the groups that type-bound batch work needs: best fit alone puts
+    // a service into the smallest group that takes it, which may be the only group a waiting
+    // job can use. The worth of each job that matches only some of the groups is spread over them.
+    std::vector<double> avoid(s.cluster.groups.size(), 0.0);
+    bool bound = false;
+    for (int j : candidates) {
+      const Job& job = s.jobs[j];
+      std::vector<int> groups;
+      for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
+        if (job.requirement.Matches(s.cluster.groups[g])) groups.push_back(static_cast<int>(g));
+      }
+      if (groups.empty() || groups.size() == s.cluster.groups.size()) continue;
+      const Shape& shape = job.shapes.front();
+      const int steps =
+          std::min(shape.duration_steps, s.horizon_steps - std::max(0, job.arrival_step));
+      for (int g : groups) {
+        avoid[g] += job.priority * shape.gpus * steps / static_cast<double>(groups.size());
+      }
+      bound = true;
+    }
+    if (bound) variants.push_back(ServiceVariant{{}, {}, std::move(avoid)});
     return variants;
   }
 
@@ -452,7 +474,7 @@ class FastPolicy final : public Policy {
     const Scenario& s = *scenario_;
     const std::vector<char>& after = variant.after;
     Outcome outcome;
-    outcome.counts = PlanServiceCounts(s, free, {}, after, variant.cap);
+    outcome.counts = PlanServiceCounts(s, free, {}, after, variant.cap, variant.avoid);
     BlockGrid base = pinned;
     for (size_t g = 0; g < free.size(); ++g) {
       for (int t = 0; t < s.horizon_steps; ++t) {
@@ -544,14 +566,26 @@ class FastPolicy final : public Policy {
     std::mt19937_64 rng(options_->seed);
     for (; done < passes && candidates.size() > 1 && !OutOfTime(); ++done) {
       std::vector<int> order = best_order;
-      // Move one job to another position, biased towards nearby positions.
       const size_t n = order.size();
-      const size_t from = rng() % n;
-      const size_t window = std::max<size_t>(2, n / 4);
-      const long long shift =
-          static_cast<long long>(rng() % (2 * window + 1)) - static_cast<long long>(window);
-      const size_t to = static_cast<size_t>(std::clamp<long long>(
-          static_cast<long long>(from) + shift, 0, static_cast<long long>(n) - 1));
+      size_t from = rng() % n, to = 0;
+      // Every other move is aimed: a job that the best pass starts later than it could have (or
+      // not at all), drawn in proportion to the reward that costs, goes to an earlier position
+      // (ahead of the work that took its place). The others move one job anywhere, biased
+      // towards nearby positions.
+      const std::vector<double> lost =
+          (done % 2 == 0) ? LostReward(best, order) : std::vector<double>{};
+      const double total_lost = std::accumulate(lost.begin(), lost.end(), 0.0);
+      if (total_lost > 0) {
+        double pick = total_lost * static_cast<double>(rng() % 1'000'000) / 1e6;
+        for (from = 0; from + 1 < n && pick >= lost[from]; ++from) pick -= lost[from];
+        to = from == 0 ? 0 : rng() % from;
+      } else {
+        const size_t window = std::max<size_t>(2, n / 4);
+        const long long shift =
+            static_cast<long long>(rng() % (2 * window + 1)) - static_cast<long long>(window);
+        to = static_cast<size_t>(std::clamp<long long>(static_cast<long long>(from) + shift, 0,
+                                                       static_cast<long long>(n) - 1));
+      }
       const int job = order[from];
       order.erase(order.begin() + static_cast<long>(from));
       order.insert(order.begin() + static_cast<long>(to), job);
@@ -560,6 +594,23 @@ class FastPolicy final : public Policy {
       consider(order, rule);
     }
     return best;
+  }
+
+  // Per position of `order`: the reward its job loses in `pass` against starting at its arrival
+  // in its best shape (the whole of that when it is not started); 0 for the first position.
+  std::vector<double> LostReward(const PassResult& pass, const std::vector<int>& order) const {
+    const Scenario& s = *scenario_;
+    std::vector<double> lost(order.size(), 0.0);
+    for (size_t k = 1; k < order.size(); ++k) {
+      const Job& job = s.jobs[order[k]];
+      const int arrival = std::max(0, job.arrival_step);
+      double ideal = 0;
+      for (const Shape& shape : job.shapes) ideal = std::max(ideal, Reward(job, shape, arrival));
+      const Placement& p = pass.placements[order[k]];
+      const double got = p.shape < 0 ? 0.0 : Reward(job, job.shapes[p.shape], p.start_step);
+      lost[k] = std::max(0.0, ideal - got);
+    }
+    return lost;
   }
 
   bool HasAlternativeShapes(const std::vector<int>& candidates) const {

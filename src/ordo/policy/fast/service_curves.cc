@@ -17,10 +17,11 @@ class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
                const std::vector<char>& include, const std::vector<char>& floor_only,
-               const std::vector<int>& cap, bool* complete)
+               const std::vector<int>& cap, const std::vector<double>& avoid, bool* complete)
       : s_(s),
         complete_(complete),
         cap_(cap),
+        avoid_(avoid),
         include_(include),
         floor_only_(floor_only),
         remaining_(free),
@@ -90,6 +91,7 @@ class CountPlanner {
     std::vector<int> groups = matching_[i];
     std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) {
       if (competition_[a] != competition_[b]) return competition_[a] < competition_[b];
+      if (!avoid_.empty() && avoid_[a] != avoid_[b]) return avoid_[a] < avoid_[b];
       const bool fits_a = remaining_[a][t] >= n, fits_b = remaining_[b][t] >= n;
       if (fits_a != fits_b) return fits_a;
       if (fits_a && remaining_[a][t] != remaining_[b][t]) {
@@ -180,6 +182,7 @@ class CountPlanner {
   bool* complete_;               // where a floor that does not fit is reported (null: it is a bug)
   bool short_ = false;           // some floor did not fit
   const std::vector<int>& cap_;  // per service: most GPUs it may hold (< 0 or empty: no cap)
+  const std::vector<double>& avoid_;  // per group: ranks groups before best fit (empty: none)
   const std::vector<char>& include_;
   const std::vector<char>& floor_only_;
   std::vector<std::vector<int>> remaining_;
@@ -193,8 +196,8 @@ class CountPlanner {
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const std::vector<char>& include,
                                 const std::vector<char>& floor_only, const std::vector<int>& cap,
-                                bool* complete) {
-  return CountPlanner(scenario, free, include, floor_only, cap, complete).Run();
+                                const std::vector<double>& avoid, bool* complete) {
+  return CountPlanner(scenario, free, include, floor_only, cap, avoid, complete).Run();
 }
 
 void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,

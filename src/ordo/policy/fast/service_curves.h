@@ -24,13 +24,17 @@ using ServiceCounts = std::vector<std::vector<std::vector<int>>>;
 /// the step before.
 /// `free[group][step]` is the capacity left to services. Services with `include[i] == 0` get no
 /// GPUs at all (they are planned in another call); services with `floor_only[i] != 0` get their
-/// floors only. Empty vectors mean "all" and "none". The floors must fit `free`; when the caller
+/// floors only. `avoid[group]`, when given, ranks groups before best fit: a service takes GPUs from
+/// the groups with the least `avoid` first (fast mode passes the batch work that can run only in
+/// a few groups, so services keep out of the groups type-bound jobs need). Empty vectors mean
+/// "all", "none" and "no ranking". The floors must fit `free`; when the caller
 /// cannot promise that, it passes `complete`, which is set to false (and the counts are then below
 /// some floor) where they do not, instead of an assertion failing. Cost O(S x T x groups).
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const std::vector<char>& include = {},
                                 const std::vector<char>& floor_only = {},
-                                const std::vector<int>& cap = {}, bool* complete = nullptr);
+                                const std::vector<int>& cap = {},
+                                const std::vector<double>& avoid = {}, bool* complete = nullptr);
 
 /// Turns counts into GPU ids once batch blocks are placed: `job_busy[step * G + gpu]` marks GPUs
 /// held by jobs. A service keeps the ids it held at the step before while it still needs them
