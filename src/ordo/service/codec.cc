@@ -1,0 +1,210 @@
+#include "ordo/service/codec.h"
+
+#include <utility>
+
+#include "ordo/io/document.h"
+#include "ordo/io/json_fields.h"
+
+namespace ordo::service {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr double kMaxRate = 1e12;
+constexpr double kMaxHeadroom = 100;
+
+// The scenario a body is wrapped into: the config's grid and cluster, one job or one service.
+Json Wrapper(const ServiceConfig& config) {
+  Json doc = Json::object();
+  doc["version"] = 1;
+  doc["step_minutes"] = config.base.step_minutes;
+  doc["horizon_steps"] = config.base.horizon_steps;
+  doc["cluster"] = config.cluster_json;
+  return doc;
+}
+
+// `jobs[0].gpus` -> `gpus`: the wrapper is invisible to the caller.
+Error Unwrap(Error error, std::string_view prefix) {
+  const std::string dotted = std::string(prefix) + ".";
+  if (error.field == prefix) {
+    error.field.clear();
+  } else if (error.field.rfind(dotted, 0) == 0) {
+    error.field = error.field.substr(dotted.size());
+  }
+  return error;
+}
+
+// The first group matching `req` that has a block of `gpus`; or which of the two is missing.
+Result<void> CheckFits(const Cluster& cluster, const GpuRequirement& req, int gpus,
+                       const std::string& gpus_field) {
+  bool any_group = false;
+  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
+    const NodeGroup& group = cluster.groups[g];
+    if (!req.Matches(group)) continue;
+    any_group = true;
+    const int gpn = group.gpus_per_node;
+    if (gpus <= cluster.group_gpus(g) && (gpus <= gpn || gpus % gpn == 0)) return {};
+  }
+  if (!any_group) {
+    return FailInput(req.gpu_type ? "gpu_type" : "min_gpu_memory_gb",
+                     "no node group of the cluster matches the job's GPU requirement");
+  }
+  return FailInput(gpus_field, "no node group matching the job has a block of " +
+                                   std::to_string(gpus) + " GPUs");
+}
+
+Result<Job> ParseOneJob(Json job, const ServiceConfig& config, const io::ReadOptions& options) {
+  job["arrival_step"] = 0;
+  Json doc = Wrapper(config);
+  doc["jobs"] = Json::array({std::move(job)});
+  auto scenario = io::ParseScenario(doc.dump(), false, options);
+  if (!scenario) return Fail(Unwrap(scenario.error(), "jobs[0]"));
+  return std::move(scenario->jobs.front());
+}
+
+Result<Service> ParseOneService(Json service, const ServiceConfig& config) {
+  Json doc = Wrapper(config);
+  doc["services"] = Json::array({std::move(service)});
+  auto scenario = io::ParseScenario(doc.dump(), false);
+  if (!scenario) return Fail(Unwrap(scenario.error(), "services[0]"));
+  return std::move(scenario->services.front());
+}
+
+Result<std::optional<TrafficDemand>> ReadForecast(const Json& body) {
+  auto it = body.find("forecast");
+  if (it == body.end()) return std::optional<TrafficDemand>();
+  auto obj = io::internal::ObjectReader::Make(*it, "forecast", "the forecast settings");
+  if (!obj) return Fail(obj.error());
+  ORDO_IO_CHECK(obj->AllowOnly({"per_gpu_rate", "headroom"}));
+  TrafficDemand traffic;
+  ORDO_IO_ASSIGN(traffic.per_gpu_rate, obj->Number("per_gpu_rate", 0, kMaxRate, true));
+  std::optional<double> headroom;
+  ORDO_IO_ASSIGN(headroom, obj->OptionalNumber("headroom", 0, kMaxHeadroom));
+  if (headroom) traffic.headroom = *headroom;
+  return std::optional<TrafficDemand>(traffic);
+}
+
+}  // namespace
+
+Result<JobBody> ReadJobBody(const Json& body, const ServiceConfig& config,
+                            const io::ReadOptions& options) {
+  if (!body.is_object()) {
+    return FailInput("", "a job must be a JSON object (got " + io::internal::Describe(body) + ")");
+  }
+  for (const char* server_field : {"arrival_step", "running"}) {
+    if (body.contains(server_field)) {
+      return FailInput(server_field,
+                       "is set by the service: a job arrives when it is posted and runs when the "
+                       "plan starts it");
+    }
+  }
+  JobBody out;
+  Json job = body;
+  if (auto id = body.find("id"); id != body.end()) {
+    if (!id->is_string() || !IsSafeId(id->get_ref<const std::string&>(), kMaxIdLength)) {
+      return FailInput("id", "must be a string of 1 to 128 letters, digits, '.', '_', '-' or ':'");
+    }
+    out.id_given = true;
+  } else {
+    job["id"] = "unnamed";  // replaced by the id the service assigns
+  }
+  ORDO_IO_ASSIGN(out.job, ParseOneJob(std::move(job), config, options));
+  const bool single = out.job.shapes.size() == 1;
+  for (size_t k = 0; k < out.job.shapes.size(); ++k) {
+    const std::string field = single ? "gpus" : "shapes[" + std::to_string(k) + "].gpus";
+    ORDO_IO_CHECK(
+        CheckFits(config.base.cluster, out.job.requirement, out.job.shapes[k].gpus, field));
+  }
+  return out;
+}
+
+Json JobSpecJson(const Job& job) {
+  Json out = Json::object();
+  out["id"] = job.id;
+  out["kind"] = std::string(JobKindName(job.kind));
+  out["priority"] = job.priority;
+  if (job.shapes.size() == 1) {
+    out["gpus"] = job.shapes.front().gpus;
+    out["duration_steps"] = job.shapes.front().duration_steps;
+  } else {
+    Json shapes = Json::array();
+    for (const Shape& shape : job.shapes) {
+      shapes.push_back({{"gpus", shape.gpus}, {"duration_steps", shape.duration_steps}});
+    }
+    out["shapes"] = std::move(shapes);
+  }
+  if (job.requirement.gpu_type) out["gpu_type"] = *job.requirement.gpu_type;
+  if (job.requirement.min_gpu_memory_gb) {
+    out["min_gpu_memory_gb"] = *job.requirement.min_gpu_memory_gb;
+  }
+  if (!job.features_json.empty()) {
+    Json features = Json::parse(job.features_json, nullptr, false);
+    if (!features.is_discarded()) out["features"] = std::move(features);
+  }
+  return out;
+}
+
+Result<Job> ReadJobSpec(std::string_view text, const ServiceConfig& config) {
+  auto doc = io::ParseDocument(text, false);
+  if (!doc) return Fail(doc.error());
+  if (!doc->is_object()) return FailInput("", "a stored job must be a JSON object");
+  return ParseOneJob(std::move(*doc), config, {});
+}
+
+Result<ServiceBody> ReadServiceBody(const Json& body, const ServiceConfig& config,
+                                    std::optional<std::string_view> path_id) {
+  if (!body.is_object()) {
+    return FailInput("",
+                     "a service must be a JSON object (got " + io::internal::Describe(body) + ")");
+  }
+  Json service = body;
+  if (auto id = body.find("id"); id != body.end()) {
+    if (!id->is_string() || !IsSafeId(id->get_ref<const std::string&>(), kMaxIdLength)) {
+      return FailInput("id", "must be a string of 1 to 128 letters, digits, '.', '_', '-' or ':'");
+    }
+    if (path_id && *id != *path_id) {
+      return FailInput("id", "must equal the id in the path (\"" + std::string(*path_id) + "\")");
+    }
+  } else if (path_id) {
+    service["id"] = std::string(*path_id);
+  }
+  ServiceBody out;
+  ORDO_IO_ASSIGN(out.traffic, ReadForecast(body));
+  service.erase("forecast");
+  if (out.traffic && !service.contains("demand")) {
+    service["demand"] = Json(std::vector<int>(static_cast<size_t>(config.base.horizon_steps), 0));
+  }
+  ORDO_IO_ASSIGN(out.service, ParseOneService(std::move(service), config));
+  return out;
+}
+
+Json ServiceSpecJson(const Service& service, const std::optional<TrafficDemand>& traffic) {
+  Json out = Json::object();
+  out["id"] = service.id;
+  out["priority"] = service.priority;
+  out["min_gpus"] = service.min_gpus;
+  out["max_gpus"] = service.max_gpus;
+  if (service.max_change_per_step) out["max_change_per_step"] = *service.max_change_per_step;
+  if (service.current_gpus) out["current_gpus"] = *service.current_gpus;
+  if (service.requirement.gpu_type) out["gpu_type"] = *service.requirement.gpu_type;
+  if (service.requirement.min_gpu_memory_gb) {
+    out["min_gpu_memory_gb"] = *service.requirement.min_gpu_memory_gb;
+  }
+  out["demand"] = service.demand;
+  if (traffic) {
+    out["forecast"] = {{"per_gpu_rate", traffic->per_gpu_rate}, {"headroom", traffic->headroom}};
+  }
+  return out;
+}
+
+Result<ServiceBody> ReadServiceSpec(std::string_view text, const ServiceConfig& config) {
+  auto doc = io::ParseDocument(text, false);
+  if (!doc) return Fail(doc.error());
+  return ReadServiceBody(*doc, config, std::nullopt);
+}
+
+Json ErrorJson(const Error& error) {
+  return {{"error", {{"field", error.field}, {"message", error.message}}}};
+}
+
+}  // namespace ordo::service

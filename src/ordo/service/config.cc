@@ -1,0 +1,128 @@
+#include "ordo/service/config.h"
+
+#include <set>
+
+#include "ordo/io/document.h"
+#include "ordo/io/json_fields.h"
+#include "ordo/io/scenario_io.h"
+
+namespace ordo::service {
+namespace {
+
+using io::internal::IndexPath;
+using io::internal::Json;
+using io::internal::ObjectReader;
+
+constexpr size_t kMinTokenLength = 16;
+constexpr size_t kMaxTokenLength = 256;
+constexpr size_t kMaxTenantName = 64;
+constexpr size_t kMaxTenants = 10'000;
+
+Result<std::string> ReadToken(const ObjectReader& obj, std::string_view key) {
+  auto token = obj.String(key, kMaxTokenLength, false);
+  if (!token) return Fail(token.error());
+  if (token->size() < kMinTokenLength) {
+    return FailInput(obj.Path(key), "must be at least " + std::to_string(kMinTokenLength) +
+                                        " characters (got " + std::to_string(token->size()) + ")");
+  }
+  for (const char c : *token) {
+    if (c <= ' ' || c > '~') {
+      return FailInput(obj.Path(key),
+                       "must be printable ASCII without spaces (it travels in an HTTP header)");
+    }
+  }
+  return token;
+}
+
+// The scenario part of the config, read by the scenario reader itself so its rules and messages
+// are the scenario's.
+Result<Scenario> ReadBase(const Json& root) {
+  Json doc = Json::object();
+  doc["version"] = 1;
+  for (const char* key : {"version", "name", "description", "step_minutes", "horizon_steps",
+                          "cluster", "objective"}) {
+    if (auto it = root.find(key); it != root.end()) doc[key] = *it;
+  }
+  return io::ParseScenario(doc.dump(), false);
+}
+
+}  // namespace
+
+bool IsSafeId(std::string_view id, size_t max_length) {
+  if (id.empty() || id.size() > max_length) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-' || c == ':';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::optional<Principal> ServiceConfig::Authenticate(std::string_view token) const {
+  // Every token is compared in full, whatever matched before, so timing reveals nothing.
+  auto same = [](std::string_view a, std::string_view b) {
+    unsigned char diff = a.size() == b.size() ? 0 : 1;
+    for (size_t i = 0; i < b.size(); ++i) {
+      diff |= static_cast<unsigned char>(b[i] ^ (i < a.size() ? a[i] : ~b[i]));
+    }
+    return diff == 0;
+  };
+  std::optional<Principal> found;
+  if (same(token, admin_token)) found = Principal{std::string(kAdminName), true};
+  for (const Tenant& tenant : tenants) {
+    if (same(token, tenant.token)) found = Principal{tenant.name, false};
+  }
+  return found;
+}
+
+Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
+  try {
+    auto document = io::ParseDocument(text, yaml);
+    if (!document) return Fail(document.error());
+    auto top = ObjectReader::Make(*document, "", "a service config");
+    if (!top) return Fail(top.error());
+    ORDO_IO_CHECK(top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
+                                  "cluster", "objective", "tenants", "admin_token"}));
+    ServiceConfig config;
+    ORDO_IO_ASSIGN(config.base, ReadBase(*document));
+    config.cluster_json = document->at("cluster");
+
+    ORDO_IO_ASSIGN(config.admin_token, ReadToken(*top, "admin_token"));
+    const Json* tenants = nullptr;
+    ORDO_IO_ASSIGN(tenants, top->List("tenants", kMaxTenants));
+    std::set<std::string> names;
+    std::set<std::string> tokens = {config.admin_token};
+    for (size_t k = 0; k < tenants->size(); ++k) {
+      auto t = ObjectReader::Make((*tenants)[k], IndexPath("tenants", k), "a tenant");
+      if (!t) return Fail(t.error());
+      ORDO_IO_CHECK(t->AllowOnly({"name", "token"}));
+      Tenant tenant;
+      ORDO_IO_ASSIGN(tenant.name, t->String("name", kMaxTenantName, false));
+      if (!IsSafeId(tenant.name, kMaxTenantName)) {
+        return FailInput(t->Path("name"), "must be letters, digits, '.', '_', '-' or ':'");
+      }
+      if (tenant.name == kAdminName) {
+        return FailInput(t->Path("name"), "\"admin\" is the admin token's principal");
+      }
+      if (!names.insert(tenant.name).second) {
+        return FailInput(t->Path("name"), "\"" + tenant.name + "\" is listed twice");
+      }
+      ORDO_IO_ASSIGN(tenant.token, ReadToken(*t, "token"));
+      if (!tokens.insert(tenant.token).second) {
+        return FailInput(t->Path("token"), "is also another tenant's or the admin's token");
+      }
+      config.tenants.push_back(std::move(tenant));
+    }
+    return config;
+  } catch (const std::exception& ex) {
+    return Fail(Error{ErrorCode::kInternal, "", std::string("config reader: ") + ex.what()});
+  }
+}
+
+Result<ServiceConfig> ReadServiceConfigFile(const std::string& path) {
+  auto text = io::ReadFileText(path);
+  if (!text) return Fail(text.error());
+  return ParseServiceConfig(*text, io::LooksLikeYaml(path, *text));
+}
+
+}  // namespace ordo::service

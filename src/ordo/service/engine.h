@@ -1,0 +1,247 @@
+// The service's core, below HTTP: the state (state.h), its store (store/store.h), the clock and
+// the planners, behind a thread-safe API the HTTP layer (api.h) calls. Tests drive it directly.
+//
+// Threads:
+// - the writer applies every change in order. Requests queued while it commits are committed
+//   together (group commit: one fsync for many acknowledgements); a request is answered only after
+//   its transaction is durable. It alone mutates the state: it works on a private copy and
+//   publishes the changed records to the shared one after the commit.
+// - the fast planner re-plans after changes (debounced: one plan covers every change made within
+//   the debounce of the first) and adopts its plan when it is legal and newer.
+// - the full planner runs full mode every full_interval_s under full_time_limit_s; its plan is
+//   adopted only when legal, made from the state still current, and better than the adopted one.
+// - with the wall clock, a ticker commits each step when it begins.
+// Readers (GET requests, metrics, the dashboard) take a shared lock on the published state.
+//
+// Committing a step: the adopted plan when it was made from the current state, else a fresh fast
+// plan; either way checked (planning.h). Running jobs are pinned in every scenario, so a committed
+// job keeps its block until it ends.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "ordo/io/scenario_io.h"
+#include "ordo/policy/registry.h"
+#include "ordo/service/api_error.h"
+#include "ordo/service/config.h"
+#include "ordo/service/log.h"
+#include "ordo/service/metrics.h"
+#include "ordo/service/planning.h"
+#include "ordo/service/state.h"
+#include "ordo/service/store/store.h"
+
+namespace ordo::service {
+
+struct EngineOptions {
+  std::string db_path = "ordo.db";
+  /// Steps advance only through Advance(); otherwise a step is committed when the wall clock
+  /// reaches it.
+  bool manual_clock = false;
+  std::string fast_policy = "ordo";
+  std::string full_policy = "ordo-full";
+  /// The baseline used when a policy fails or returns an illegal plan.
+  std::string fallback_policy = "priority-backfill";
+  double fast_time_limit_s = 0.05;
+  double debounce_s = 0.02;
+  double full_interval_s = 300;  // 0: full mode never runs on its own
+  double full_time_limit_s = 10;
+  size_t max_batch = 512;            // requests per group commit
+  size_t max_active_jobs = 100'000;  // pending + running; more is refused (429)
+  int max_advance_steps = 1000;      // per Advance call
+  double max_whatif_time_limit_s = 10;
+  int max_concurrent_whatif = 2;
+  /// Unix seconds now; tests may replace it.
+  std::function<double()> wall_clock;
+  /// Policies by name; the in-tree registry when null. Must outlive the engine.
+  const PolicyRegistry* registry = nullptr;
+};
+
+/// How posted jobs are read (submissions and what-ifs alike): a job with `features` and no
+/// `duration_steps` gets the forecasters' median duration.
+io::ReadOptions JobReadOptions();
+
+/// Filters of ListJobs.
+struct JobFilter {
+  std::optional<JobState> state;
+  int64_t after_seq = 0;  // cursor: jobs submitted after this seq
+  size_t limit = 1000;
+};
+
+class Engine {
+ public:
+  /// Opens (or creates) the store, migrates it, loads the state and makes the first plan. The
+  /// threads start with Start(). `log` must outlive the engine.
+  static Result<std::unique_ptr<Engine>> Open(ServiceConfig config, EngineOptions options,
+                                              Logger* log);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void Start();
+  /// Stops the threads; requests still queued are answered with 503. Idempotent.
+  void Stop();
+
+  const ServiceConfig& config() const { return config_; }
+  const EngineOptions& options() const { return options_; }
+
+  // Requests. Each checks what `who` may see and do; another tenant's job is "not found".
+  ApiResult<nlohmann::json> SubmitJob(const Principal& who, const nlohmann::json& body);
+  ApiResult<nlohmann::json> GetJob(const Principal& who, std::string_view id,
+                                   double wait_for_plan_s = 2.0);
+  ApiResult<nlohmann::json> ListJobs(const Principal& who, const JobFilter& filter);
+  ApiResult<nlohmann::json> CancelJob(const Principal& who, std::string_view id);
+  /// Registers (`create`) or replaces a service; admin only.
+  ApiResult<nlohmann::json> PutService(const Principal& who, const nlohmann::json& body,
+                                       std::optional<std::string_view> path_id, bool create);
+  ApiResult<nlohmann::json> GetService(const Principal& who, std::string_view id);
+  ApiResult<nlohmann::json> ListServices(const Principal& who);
+  /// `{"samples": [{"time": ISO 8601 or Unix seconds, "rate": r}, ...]}`; admin only.
+  ApiResult<nlohmann::json> PostTraffic(const Principal& who, std::string_view id,
+                                        const nlohmann::json& body);
+  /// Commits `steps` steps (admin, manual clock only). Answers once the plan for the new current
+  /// state is adopted (or after `wait_for_plan_s`).
+  ApiResult<nlohmann::json> Advance(const Principal& who, int steps, double wait_for_plan_s = 10);
+  /// The adopted plan in the plan format, with `x-step` (absolute step of step 0), `x-mode`,
+  /// `x-version`, `x-explain`. Waits (up to 2 s) for a plan of the current state. A tenant sees
+  /// its own jobs and the services.
+  ApiResult<nlohmann::json> PlanJson(const Principal& who);
+  /// The allocation of the current step (the last committed one).
+  ApiResult<nlohmann::json> CommittedJson(const Principal& who);
+  /// Committed steps in [from, to).
+  ApiResult<nlohmann::json> HistoryJson(const Principal& who, int64_t from, int64_t to);
+  /// The plan a hypothetical change would produce; nothing is committed. Body:
+  /// `{"jobs": [...], "cancel": ["id", ...], "services": [...], "policy": "ordo",
+  ///   "time_limit_s": 0.5}` (services: admin only).
+  ApiResult<nlohmann::json> WhatIf(const Principal& who, const nlohmann::json& body);
+  /// Everything the dashboard draws, in one document.
+  ApiResult<nlohmann::json> DashboardJson(const Principal& who, int history_steps);
+  nlohmann::json HealthJson();
+  /// Prometheus text: the engine's counters and histograms and gauges computed now.
+  std::string MetricsText();
+
+  /// The HTTP layer's own figures, rendered with the engine's.
+  LabeledCounter& http_requests() { return http_requests_; }
+  LabeledHistogram& http_latency() { return http_latency_; }
+
+  // For tests and the load benchmark.
+  std::shared_ptr<const AdoptedPlan> CurrentPlan() const;
+  /// Waits until a plan made from state version >= `version` is adopted; false on timeout.
+  bool WaitForPlan(uint64_t version, double timeout_s);
+  uint64_t StateVersion() const;
+  /// The next step to commit (the current step is one less).
+  int64_t NextStep() const;
+  /// Runs full mode once now, on the calling thread; returns the outcome ("adopted", "worse",
+  /// "stale", "illegal", "failed", "unchanged").
+  std::string RunFullModeOnce();
+  /// A copy of the published state.
+  State StateCopy() const;
+
+ private:
+  struct Op;
+  struct Txn;
+  Engine(ServiceConfig config, EngineOptions options, Logger* log);
+
+  Result<void> LoadState();
+  double Now() const;
+  Frame frame() const { return Frame{&config_.base}; }
+
+  // Writer.
+  ApiResult<nlohmann::json> Enqueue(std::function<ApiResult<nlohmann::json>(Txn&)> run);
+  void WriterLoop();
+  void RunBatch(std::vector<std::unique_ptr<Op>>& batch);
+  void Publish(const Txn& txn);
+  ApiResult<nlohmann::json> DoAdvance(Txn& txn, int64_t target, int64_t quiet_until);
+  void RefreshForecast(ServiceRecord& record, int64_t next_step, double origin_unix) const;
+
+  // Planners.
+  void MarkDirty();
+  void FastLoop();
+  void FullLoop();
+  void TickerLoop();
+  /// With the wall clock: commits every step that has begun and is not committed yet (at most
+  /// max_advance_steps). True when it committed some, false when none was due.
+  ApiResult<bool> CatchUp();
+  bool Adopt(std::shared_ptr<const AdoptedPlan> plan, bool require_better);
+  Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) const;
+
+  std::shared_ptr<const AdoptedPlan> ExplainedPlan() const;
+  nlohmann::json JobView(const JobRecord& record, const State& state,
+                         const AdoptedPlan* plan) const;
+  bool CanSee(const Principal& who, const JobRecord& record) const {
+    return who.admin || record.tenant == who.name;
+  }
+
+  ServiceConfig config_;
+  EngineOptions options_;
+  Logger* log_;
+  PolicyRegistry own_registry_;
+  const PolicyRegistry* registry_;
+  std::unique_ptr<store::Store> store_;
+  double started_unix_ = 0;
+
+  // The published state and its lock. The writer's private copy lives in WriterLoop.
+  mutable std::shared_mutex state_mutex_;
+  State published_;
+  State work_;  // writer thread only (and Open, before the threads start)
+
+  // The writer's queue.
+  std::mutex queue_mutex_;
+  std::condition_variable queue_cv_;
+  std::deque<std::unique_ptr<Op>> queue_;
+  bool stopping_ = false;
+
+  // The adopted plan.
+  mutable std::mutex plan_mutex_;
+  std::condition_variable plan_cv_;
+  std::shared_ptr<const AdoptedPlan> plan_;
+
+  // Planner wake-ups.
+  std::mutex dirty_mutex_;
+  std::condition_variable dirty_cv_;
+  bool dirty_ = false;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> full_stop_{false};  // tells a running full solve to return early
+  std::atomic<bool> full_running_{false};
+  std::mutex full_mutex_;  // one full solve at a time
+
+  std::atomic<int> whatif_running_{0};
+
+  std::thread writer_;
+  std::thread fast_;
+  std::thread full_;
+  std::thread ticker_;
+  bool started_ = false;
+
+  // Figures.
+  LabeledCounter http_requests_;
+  LabeledHistogram http_latency_{LatencyBuckets()};
+  LabeledHistogram planning_latency_{LatencyBuckets()};
+  LabeledHistogram commit_latency_{LatencyBuckets()};
+  LabeledCounter plans_;        // by mode and outcome
+  LabeledCounter submissions_;  // by tenant
+  LabeledHistogram batch_sizes_{{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}};
+  mutable std::mutex forecast_error_mutex_;
+  struct ForecastError {
+    double abs_error = 0;
+    double actual = 0;
+    int64_t samples = 0;
+  };
+  std::map<std::string, ForecastError> forecast_errors_;
+};
+
+}  // namespace ordo::service

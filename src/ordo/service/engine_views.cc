@@ -1,0 +1,800 @@
+// The engine's read side: what a job, the plan, the committed steps, a what-if, the dashboard,
+// health and metrics look like to a principal. Everything here reads the published state under a
+// shared lock, or the adopted plan (immutable), and never blocks the writer for long.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include "ordo/core/metrics.h"
+#include "ordo/core/validate.h"
+#include "ordo/io/json_fields.h"
+#include "ordo/io/plan_io.h"
+#include "ordo/policy/common/explain.h"
+#include "ordo/service/codec.h"
+#include "ordo/service/engine.h"
+
+namespace ordo::service {
+
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxListLimit = 10'000;
+constexpr size_t kMaxWhatIfJobs = 10'000;
+constexpr int kMaxHistorySteps = 10'000;
+
+// A plan in the plan format, keeping only the jobs `keep` accepts (and their explanations).
+Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
+                  const std::function<bool(const std::string&)>& keep) {
+  Plan shown;
+  shown.version = plan.version;
+  shown.scenario = plan.scenario;
+  shown.policy = plan.policy;
+  shown.services = plan.services;
+  shown.metrics = plan.metrics;
+  for (const JobPlacement& job : plan.jobs) {
+    if (keep(job.id)) shown.jobs.push_back(job);
+  }
+  for (const JobExplanation& e : explanations) {
+    if (keep(e.id)) shown.explanations.push_back(e);
+  }
+  Json doc = Json::parse(io::WritePlan(shown, -1), nullptr, false);
+  return doc.is_discarded() ? Json::object() : doc;
+}
+
+// `jobs[2]` + `gpus` -> `jobs[2].gpus`; `jobs[2]` + "" (the entry itself) -> `jobs[2]`.
+std::string NestedField(const std::string& parent, const std::string& field) {
+  return field.empty() ? parent : io::internal::FieldPath(parent, field);
+}
+
+// GPU ids as runs: [[first, count], ...] (a service's GPUs are mostly contiguous).
+Json Runs(const std::vector<int>& gpus) {
+  std::vector<int> sorted = gpus;
+  std::sort(sorted.begin(), sorted.end());
+  Json runs = Json::array();
+  for (size_t k = 0; k < sorted.size();) {
+    size_t end = k + 1;
+    while (end < sorted.size() && sorted[end] == sorted[end - 1] + 1) ++end;
+    runs.push_back({sorted[k], static_cast<int>(end - k)});
+    k = end;
+  }
+  return runs;
+}
+
+}  // namespace
+
+Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan) const {
+  const Job& job = record.job;
+  Json out = JobSpecJson(job);
+  out["tenant"] = record.tenant;
+  out["state"] = std::string(JobStateName(record.state));
+  out["submitted_step"] = record.submitted_step;
+  out["submitted_time"] = IsoTime(record.submitted_unix);
+  const int64_t now = state.next_step;
+  out["planned_start_step"] = nullptr;
+  out["reason"] = "none";
+  out["blocking_id"] = nullptr;
+  auto set_start = [&](int64_t absolute) {
+    out["planned_start_step"] = absolute - now;
+    out["planned_start_absolute_step"] = absolute;
+    out["planned_start_time"] = IsoTime(StepStartUnix(state, frame(), absolute));
+  };
+  switch (record.state) {
+    case JobState::kPending: {
+      const JobPlacement* placement = plan != nullptr ? plan->FindJob(job.id) : nullptr;
+      if (placement == nullptr) {
+        out["reason"] = "planning";
+        out["message"] = "submitted after the current plan was made; the next plan includes it";
+        break;
+      }
+      if (placement->started()) {
+        set_start(plan->base_step() + *placement->start_step);
+        out["planned_first_gpu"] = placement->first_gpu;
+        out["planned_gpus"] = placement->gpus;
+        out["planned_duration_steps"] = placement->duration_steps;
+      }
+      const JobExplanation* why = plan->Explain(job.id);
+      if (why != nullptr) {
+        out["reason"] = std::string(io::WaitReasonName(why->reason));
+        out["message"] = why->message;
+        if (!why->blocking_id.empty()) out["blocking_id"] = why->blocking_id;
+      } else {
+        out["message"] = "starts at the next step";
+      }
+      break;
+    }
+    case JobState::kRunning:
+      set_start(record.start_step);
+      out["first_gpu"] = record.first_gpu;
+      out["gpus_used"] = record.shape.gpus;
+      out["end_step"] = record.start_step + record.shape.duration_steps;
+      out["message"] = "running on GPUs " + std::to_string(record.first_gpu) + ".." +
+                       std::to_string(record.first_gpu + record.shape.gpus - 1) + " since step " +
+                       std::to_string(record.start_step);
+      break;
+    case JobState::kDone:
+      out["start_step"] = record.start_step;
+      out["finished_step"] = record.finished_step;
+      out["first_gpu"] = record.first_gpu;
+      out["gpus_used"] = record.shape.gpus;
+      break;
+    case JobState::kCancelled:
+      out["cancelled_step"] = record.finished_step;
+      break;
+  }
+  return out;
+}
+
+// Explanations cost more than a plan on a long queue: they are computed (once per plan) before
+// the state's lock is taken, so the writer is never held up behind them.
+std::shared_ptr<const AdoptedPlan> Engine::ExplainedPlan() const {
+  auto plan = CurrentPlan();
+  if (plan) (void)plan->Explanations();
+  return plan;
+}
+
+ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double wait_for_plan_s) {
+  uint64_t version = 0;
+  {
+    auto plan = ExplainedPlan();
+    std::shared_lock lock(state_mutex_);
+    const JobRecord* record = published_.FindJob(id);
+    if (record == nullptr || !CanSee(who, *record)) {
+      return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+    }
+    const bool planned =
+        plan && plan->base_step() == published_.next_step && plan->FindJob(id) != nullptr;
+    if (record->state != JobState::kPending || planned) {
+      return JobView(*record, published_, plan.get());
+    }
+    version = published_.version;
+  }
+  // The job is newer than the adopted plan (or a step was committed since): the next plan
+  // (debounced) will include it.
+  WaitForPlan(version, wait_for_plan_s);
+  auto plan = ExplainedPlan();
+  std::shared_lock lock(state_mutex_);
+  const JobRecord* record = published_.FindJob(id);
+  if (record == nullptr) return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+  return JobView(*record, published_, plan.get());
+}
+
+ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) {
+  if (filter.limit < 1 || filter.limit > kMaxListLimit) {
+    return ApiFail(400, "limit", "must be from 1 to " + std::to_string(kMaxListLimit));
+  }
+  auto plan = ExplainedPlan();
+  std::shared_lock lock(state_mutex_);
+  Json jobs = Json::array();
+  std::optional<int64_t> next_cursor;
+  for (auto it = published_.jobs.upper_bound(filter.after_seq); it != published_.jobs.end(); ++it) {
+    const JobRecord& record = it->second;
+    if (!CanSee(who, record)) continue;
+    if (filter.state && record.state != *filter.state) continue;
+    if (jobs.size() == filter.limit) {
+      next_cursor = std::prev(it)->first;
+      break;
+    }
+    Json view = JobView(record, published_, plan.get());
+    view["seq"] = record.seq;
+    jobs.push_back(std::move(view));
+  }
+  Json out = {{"jobs", std::move(jobs)}, {"next_step", published_.next_step}};
+  out["next_cursor"] = next_cursor ? Json(*next_cursor) : Json(nullptr);
+  return out;
+}
+
+ApiResult<Json> Engine::GetService(const Principal& who, std::string_view id) {
+  (void)who;  // every principal sees the services: they share the cluster with them
+  std::shared_lock lock(state_mutex_);
+  const ServiceRecord* record = published_.FindService(id);
+  if (record == nullptr) return ApiFail(404, "id", "no service \"" + std::string(id) + "\"");
+  Json out = ServiceSpecJson(record->service, record->traffic);
+  Json demand = Json::array();
+  for (int t = 0; t < config_.base.horizon_steps; ++t) {
+    demand.push_back(record->DemandAt(published_.next_step + t));
+  }
+  out["demand_now"] = std::move(demand);
+  out["demand_source"] = record->traffic && record->forecaster ? "forecast" : "profile";
+  out["committed_gpus"] = record->committed_gpus ? Json(*record->committed_gpus) : Json(nullptr);
+  out["traffic_samples"] = record->traffic_points;
+  return out;
+}
+
+ApiResult<Json> Engine::ListServices(const Principal& who) {
+  std::vector<std::string> ids;
+  {
+    std::shared_lock lock(state_mutex_);
+    for (const ServiceRecord& s : published_.services) ids.push_back(s.service.id);
+  }
+  Json services = Json::array();
+  for (const std::string& id : ids) {
+    if (auto view = GetService(who, id)) services.push_back(std::move(*view));
+  }
+  return Json{{"services", std::move(services)}};
+}
+
+ApiResult<Json> Engine::PlanJson(const Principal& who) {
+  // "The current plan": one made from the state as it is, so a client that just submitted sees
+  // its job. The debounced planner usually delivers it within milliseconds; under a steady stream
+  // of changes the newest plan after a short wait is answered (x-version says which).
+  WaitForPlan(StateVersion(), 2.0);
+  auto plan = ExplainedPlan();
+  if (!plan) return ApiFail(503, "", "no plan yet");
+  std::unordered_set<std::string> mine;
+  if (!who.admin) {
+    std::shared_lock lock(state_mutex_);
+    for (const int64_t seq : published_.active) {
+      const JobRecord& record = published_.jobs.at(seq);
+      if (record.tenant == who.name) mine.insert(record.job.id);
+    }
+  }
+  Json doc = PlanDocument(plan->plan(), plan->Explanations(),
+                          [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  doc["x-step"] = plan->base_step();
+  doc["x-mode"] = plan->mode();
+  doc["x-version"] = plan->version();
+  doc["x-created"] = IsoTime(plan->created_unix());
+  return doc;
+}
+
+ApiResult<Json> Engine::CommittedJson(const Principal& who) {
+  std::shared_lock lock(state_mutex_);
+  if (published_.recent.empty()) {
+    return ApiFail(404, "", "no step has been committed yet");
+  }
+  const CommittedStep& step = published_.recent.back();
+  Json jobs = Json::array();
+  for (const CommittedJob& job : step.jobs) {
+    const JobRecord* record = published_.FindJob(job.id);
+    if (!who.admin && (record == nullptr || record->tenant != who.name)) continue;
+    jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
+  }
+  Json services = Json::array();
+  for (const CommittedService& s : step.services) {
+    services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
+  }
+  return Json{{"step", step.step},
+              {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
+              {"policy", step.policy},
+              {"jobs", std::move(jobs)},
+              {"services", std::move(services)},
+              {"utilization", step.utilization},
+              {"allocated_utilization", step.allocated_utilization},
+              {"value", step.value},
+              {"unmet_gpus", step.unmet_gpus}};
+}
+
+ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to) {
+  if (to < from) return ApiFail(400, "to", "must be >= from");
+  if (to - from > kMaxHistorySteps) {
+    return ApiFail(400, "to", "at most " + std::to_string(kMaxHistorySteps) + " steps at a time");
+  }
+  auto steps = store_->ReadSteps(from, to, kMaxHistorySteps);
+  if (!steps) return ApiFail(500, "", steps.error().ToString());
+  std::unordered_set<std::string> mine;
+  if (!who.admin) {
+    std::shared_lock lock(state_mutex_);
+    for (const auto& [seq, record] : published_.jobs) {
+      if (record.tenant == who.name) mine.insert(record.job.id);
+    }
+  }
+  Json out = Json::array();
+  for (const CommittedStep& step : *steps) {
+    Json jobs = Json::array();
+    for (const CommittedJob& job : step.jobs) {
+      if (!who.admin && !mine.count(job.id)) continue;
+      jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
+    }
+    Json services = Json::array();
+    for (const CommittedService& s : step.services) {
+      services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
+    }
+    out.push_back({{"step", step.step},
+                   {"policy", step.policy},
+                   {"jobs", std::move(jobs)},
+                   {"services", std::move(services)},
+                   {"utilization", step.utilization},
+                   {"allocated_utilization", step.allocated_utilization},
+                   {"value", step.value},
+                   {"unmet_gpus", step.unmet_gpus}});
+  }
+  return Json{{"steps", std::move(out)}};
+}
+
+ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
+  using io::internal::IndexPath;
+  using io::internal::ObjectReader;
+  auto obj = ObjectReader::Make(body, "", "a what-if");
+  if (!obj) return ApiFail(obj.error());
+  if (auto ok = obj->AllowOnly({"jobs", "cancel", "services", "policy", "time_limit_s"}); !ok) {
+    return ApiFail(ok.error());
+  }
+  auto policy_name = obj->OptionalString("policy", 64, false);
+  if (!policy_name) return ApiFail(policy_name.error());
+  const std::string name = policy_name->value_or(options_.fast_policy);
+  auto policy = MakePolicy(name);
+  if (!policy) return ApiFail(400, "policy", policy.error().message);
+  auto limit = obj->OptionalNumber("time_limit_s", 0, options_.max_whatif_time_limit_s, true);
+  if (!limit) return ApiFail(limit.error());
+  PolicyOptions popts;
+  popts.time_limit_s =
+      limit->value_or(name == options_.fast_policy ? options_.fast_time_limit_s
+                                                   : std::min(DefaultTimeLimitSeconds(name),
+                                                              options_.max_whatif_time_limit_s));
+  popts.explain = false;
+
+  // Read every part of the request before touching the state.
+  std::vector<JobBody> added;
+  if (auto list = obj->OptionalList("jobs", kMaxWhatIfJobs); !list) {
+    return ApiFail(list.error());
+  } else if (*list != nullptr) {
+    const io::ReadOptions read = JobReadOptions();
+    for (size_t k = 0; k < (*list)->size(); ++k) {
+      auto job = ReadJobBody((**list)[k], config_, read);
+      if (!job) {
+        Error error = job.error();
+        error.field = NestedField(IndexPath("jobs", k), error.field);
+        return ApiFail(std::move(error));
+      }
+      added.push_back(std::move(*job));
+    }
+  }
+  std::vector<std::string> cancelled;
+  if (auto list = obj->OptionalList("cancel", kMaxWhatIfJobs); !list) {
+    return ApiFail(list.error());
+  } else if (*list != nullptr) {
+    for (size_t k = 0; k < (*list)->size(); ++k) {
+      auto id = io::internal::ToString((**list)[k], IndexPath("cancel", k), kMaxIdLength, false);
+      if (!id) return ApiFail(id.error());
+      cancelled.push_back(std::move(*id));
+    }
+  }
+  std::vector<ServiceBody> services;
+  if (auto list = obj->OptionalList("services", 1000); !list) {
+    return ApiFail(list.error());
+  } else if (*list != nullptr && !(*list)->empty()) {
+    if (!who.admin) return ApiFail(403, "services", "changing services needs the admin token");
+    for (size_t k = 0; k < (*list)->size(); ++k) {
+      auto service = ReadServiceBody((**list)[k], config_, std::nullopt);
+      if (!service) {
+        Error error = service.error();
+        error.field = NestedField(IndexPath("services", k), error.field);
+        return ApiFail(std::move(error));
+      }
+      services.push_back(std::move(*service));
+    }
+  }
+
+  if (whatif_running_.fetch_add(1) >= options_.max_concurrent_whatif) {
+    whatif_running_.fetch_sub(1);
+    return ApiFail(429, "", "too many what-if requests at once; retry shortly");
+  }
+  struct Release {
+    std::atomic<int>& n;
+    ~Release() { n.fetch_sub(1); }
+  } release{whatif_running_};
+
+  Scenario scenario;
+  std::unordered_set<std::string> mine;
+  int64_t base = 0;
+  {
+    std::shared_lock lock(state_mutex_);
+    base = published_.next_step;
+    scenario = BuildScenario(published_, frame());
+    for (size_t k = 0; k < cancelled.size(); ++k) {
+      const JobRecord* record = published_.FindJob(cancelled[k]);
+      if (record == nullptr || !CanSee(who, *record) || !record->active()) {
+        return ApiFail(400, IndexPath("cancel", k),
+                       "no pending or running job \"" + cancelled[k] + "\"");
+      }
+    }
+    for (const int64_t seq : published_.active) {
+      const JobRecord& record = published_.jobs.at(seq);
+      if (record.tenant == who.name) mine.insert(record.job.id);
+    }
+    for (const ServiceBody& body : services) {
+      Service service = body.service;
+      if (const ServiceRecord* existing = published_.FindService(service.id)) {
+        if (existing->committed_gpus) service.current_gpus = existing->committed_gpus;
+      }
+      auto it = std::find_if(scenario.services.begin(), scenario.services.end(),
+                             [&](const Service& s) { return s.id == service.id; });
+      if (it != scenario.services.end()) {
+        *it = std::move(service);
+      } else {
+        scenario.services.push_back(std::move(service));
+      }
+    }
+  }
+  const std::set<std::string> cancel_set(cancelled.begin(), cancelled.end());
+  std::erase_if(scenario.jobs, [&](const Job& job) { return cancel_set.count(job.id) > 0; });
+  std::unordered_set<std::string> ids;
+  for (const Job& job : scenario.jobs) ids.insert(job.id);
+  for (const Service& s : scenario.services) ids.insert(s.id);
+  std::vector<std::string> added_ids;
+  for (size_t k = 0; k < added.size(); ++k) {
+    Job job = added[k].job;
+    if (added[k].id_given) {
+      if (ids.count(job.id)) {
+        return ApiFail(400, IndexPath("jobs", k) + ".id",
+                       "a job or service \"" + job.id + "\" already exists");
+      }
+    } else {
+      int n = static_cast<int>(k) + 1;
+      do {
+        job.id = "what-if-" + std::to_string(n++);
+      } while (ids.count(job.id));
+    }
+    job.arrival_step = 0;
+    ids.insert(job.id);
+    added_ids.push_back(job.id);
+    mine.insert(job.id);
+    scenario.jobs.push_back(std::move(job));
+  }
+  if (auto ok = ValidateScenario(scenario); !ok) {
+    return ApiFail(400, ok.error().field,
+                   "the hypothetical cluster admits no legal plan: " + ok.error().message);
+  }
+  auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
+                              scenario, popts);
+  if (!checked) return ApiFail(500, "", checked.error().ToString());
+  const Plan& plan = checked->plan;
+  const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
+  std::unordered_map<std::string, const JobExplanation*> why;
+  for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
+  Json jobs = Json::array();
+  std::unordered_map<std::string, const JobPlacement*> placements;
+  for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
+  for (const std::string& id : added_ids) {
+    const JobPlacement* p = placements.at(id);
+    Json view = {{"id", id}, {"planned_start_step", nullptr}, {"reason", "none"}};
+    if (p->started()) {
+      view["planned_start_step"] = *p->start_step;
+      view["planned_start_absolute_step"] = base + *p->start_step;
+      view["first_gpu"] = p->first_gpu;
+      view["gpus"] = p->gpus;
+      view["duration_steps"] = p->duration_steps;
+    }
+    if (auto it = why.find(id); it != why.end()) {
+      view["reason"] = std::string(io::WaitReasonName(it->second->reason));
+      view["message"] = it->second->message;
+    }
+    jobs.push_back(std::move(view));
+  }
+  Json out;
+  out["committed"] = false;
+  out["policy"] = name;
+  out["x-step"] = base;
+  out["jobs"] = std::move(jobs);
+  out["plan"] = PlanDocument(
+      plan, explanations, [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  if (auto current = CurrentPlan()) {
+    const Metrics& m = current->plan().metrics;
+    out["current"] = {{"objective", m.objective},
+                      {"utilization", m.utilization},
+                      {"allocated_utilization", m.allocated_utilization},
+                      {"value", m.value},
+                      {"realtime_unmet_gpu_steps", m.realtime_unmet_gpu_steps},
+                      {"mode", current->mode()}};
+    out["objective_delta"] = plan.metrics.objective - m.objective;
+  }
+  return out;
+}
+
+ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
+  if (history_steps < 0 || history_steps > static_cast<int>(kRecentSteps)) {
+    return ApiFail(400, "history", "must be from 0 to " + std::to_string(kRecentSteps));
+  }
+  auto plan = ExplainedPlan();
+  std::shared_lock lock(state_mutex_);
+  const State& s = published_;
+  const Cluster& cluster = config_.base.cluster;
+  const int gpus = cluster.total_gpus();
+  const int horizon = config_.base.horizon_steps;
+  auto visible = [&](const std::string& id) {
+    if (who.admin) return true;
+    const JobRecord* record = s.FindJob(id);
+    return record != nullptr && record->tenant == who.name;
+  };
+  Json out;
+  out["viewer"] = {{"name", who.name}, {"admin", who.admin}};
+  out["step_minutes"] = config_.base.step_minutes;
+  out["horizon_steps"] = horizon;
+  out["gpus"] = gpus;
+  Json groups = Json::array();
+  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
+    const NodeGroup& group = cluster.groups[g];
+    groups.push_back({{"name", group.name},
+                      {"first_gpu", cluster.group_first_gpu(g)},
+                      {"gpus", cluster.group_gpus(g)},
+                      {"gpus_per_node", group.gpus_per_node},
+                      {"gpu_type", group.gpu_type}});
+  }
+  out["groups"] = std::move(groups);
+  out["next_step"] = s.next_step;
+  out["current_step"] = s.recent.empty() ? Json(nullptr) : Json(s.recent.back().step);
+  out["now"] = IsoTime(Now());
+  out["manual_clock"] = options_.manual_clock;
+
+  // Blocks: committed history merged per job, then the plan from its step 0 on.
+  struct Block {
+    std::string id;
+    int first_gpu;
+    int gpus;
+    int64_t start;
+    int64_t end;
+    std::string state;
+  };
+  std::vector<Block> blocks;
+  std::map<std::string, size_t> open;  // job id -> index of its latest history block
+  const int64_t history_from = s.next_step - history_steps;
+  Json cells = Json::array();
+  Json utilization = Json::array();
+  std::map<std::string, Json> service_series;
+  for (const CommittedStep& step : s.recent) {
+    if (step.step < history_from) continue;
+    for (const CommittedJob& job : step.jobs) {
+      auto it = open.find(job.id);
+      if (it != open.end() && blocks[it->second].end == step.step &&
+          blocks[it->second].first_gpu == job.first_gpu) {
+        blocks[it->second].end = step.step + 1;
+      } else {
+        open[job.id] = blocks.size();
+        blocks.push_back({job.id, job.first_gpu, job.gpus, step.step, step.step + 1, "committed"});
+      }
+    }
+    for (const CommittedService& svc : step.services) {
+      cells.push_back({{"id", svc.id}, {"step", step.step}, {"runs", Runs(svc.gpus)}});
+      service_series[svc.id].push_back({{"step", step.step},
+                                        {"demand", svc.demand},
+                                        {"allocated", svc.gpus.size()},
+                                        {"planned", false}});
+    }
+    utilization.push_back({{"step", step.step},
+                           {"utilization", step.utilization},
+                           {"allocated_utilization", step.allocated_utilization},
+                           {"planned", false}});
+  }
+  Json plan_info = nullptr;
+  if (plan) {
+    const Plan& p = plan->plan();
+    const int64_t base = plan->base_step();
+    std::vector<long long> batch(static_cast<size_t>(horizon), 0);
+    for (const JobPlacement& job : p.jobs) {
+      if (!job.started()) continue;
+      const int64_t start = base + *job.start_step;
+      const int64_t end = start + job.duration_steps;
+      const int64_t shown_start = std::max(start, base);
+      if (end <= shown_start) continue;
+      const JobRecord* record = s.FindJob(job.id);
+      const bool running = record != nullptr && record->state == JobState::kRunning;
+      // A running job's committed steps and its planned rest are one block.
+      auto it = open.find(job.id);
+      if (running && it != open.end() && blocks[it->second].end == shown_start &&
+          blocks[it->second].first_gpu == job.first_gpu) {
+        blocks[it->second].end = end;
+        blocks[it->second].state = "running";
+      } else {
+        blocks.push_back(
+            {job.id, job.first_gpu, job.gpus, shown_start, end, running ? "running" : "planned"});
+      }
+      for (int64_t t = std::max<int64_t>(shown_start, base);
+           t < std::min<int64_t>(end, base + horizon); ++t) {
+        batch[static_cast<size_t>(t - base)] += job.gpus;
+      }
+    }
+    std::vector<long long> useful(static_cast<size_t>(horizon), 0);
+    std::vector<long long> allocated(static_cast<size_t>(horizon), 0);
+    for (size_t i = 0; i < p.services.size(); ++i) {
+      const ServiceAllocation& alloc = p.services[i];
+      const Service* svc =
+          i < plan->scenario().services.size() ? &plan->scenario().services[i] : nullptr;
+      for (int t = 0; t < horizon && t < static_cast<int>(alloc.gpus.size()); ++t) {
+        const int held = static_cast<int>(alloc.gpus[t].size());
+        const int demand = svc != nullptr ? svc->demand[t] : 0;
+        useful[t] += std::min(held, demand);
+        allocated[t] += held;
+        cells.push_back({{"id", alloc.id}, {"step", base + t}, {"runs", Runs(alloc.gpus[t])}});
+        service_series[alloc.id].push_back(
+            {{"step", base + t}, {"demand", demand}, {"allocated", held}, {"planned", true}});
+      }
+    }
+    for (int t = 0; t < horizon; ++t) {
+      const double g = std::max(1, gpus);
+      utilization.push_back({{"step", base + t},
+                             {"utilization", (batch[t] + useful[t]) / g},
+                             {"allocated_utilization", (batch[t] + allocated[t]) / g},
+                             {"planned", true}});
+    }
+    plan_info = {{"mode", plan->mode()},
+                 {"version", plan->version()},
+                 {"base_step", base},
+                 {"objective", p.metrics.objective},
+                 {"utilization", p.metrics.utilization},
+                 {"allocated_utilization", p.metrics.allocated_utilization},
+                 {"value", p.metrics.value},
+                 {"realtime_unmet_gpu_steps", p.metrics.realtime_unmet_gpu_steps},
+                 {"solve_ms", p.metrics.solve_ms},
+                 {"created", IsoTime(plan->created_unix())}};
+  }
+  out["plan"] = std::move(plan_info);
+  Json block_json = Json::array();
+  for (const Block& b : blocks) {
+    const JobRecord* record = s.FindJob(b.id);
+    const bool shown = visible(b.id);
+    Json j = {{"id", shown ? Json(b.id) : Json(nullptr)},
+              {"first_gpu", b.first_gpu},
+              {"gpus", b.gpus},
+              {"start", b.start},
+              {"end", b.end},
+              {"state", b.state}};
+    if (shown && record != nullptr) {
+      j["kind"] = std::string(JobKindName(record->job.kind));
+      j["tenant"] = record->tenant;
+    }
+    block_json.push_back(std::move(j));
+  }
+  out["blocks"] = std::move(block_json);
+  out["service_cells"] = std::move(cells);
+  out["utilization"] = std::move(utilization);
+  Json services = Json::array();
+  for (const ServiceRecord& record : s.services) {
+    services.push_back({{"id", record.service.id},
+                        {"priority", record.service.priority},
+                        {"min_gpus", record.service.min_gpus},
+                        {"max_gpus", record.service.max_gpus},
+                        {"source", record.traffic && record.forecaster ? "forecast" : "profile"},
+                        {"series", service_series[record.service.id]}});
+  }
+  out["services"] = std::move(services);
+
+  // Jobs: every visible pending or running job, then the latest finished ones.
+  Json jobs = Json::array();
+  for (const int64_t seq : s.active) {
+    const JobRecord& record = s.jobs.at(seq);
+    if (CanSee(who, record)) jobs.push_back(JobView(record, s, plan.get()));
+  }
+  int finished = 0;
+  for (auto it = s.jobs.rbegin(); it != s.jobs.rend() && finished < 50; ++it) {
+    if (it->second.active() || !CanSee(who, it->second)) continue;
+    jobs.push_back(JobView(it->second, s, plan.get()));
+    ++finished;
+  }
+  out["jobs"] = std::move(jobs);
+  return out;
+}
+
+Json Engine::HealthJson() {
+  auto plan = CurrentPlan();
+  std::shared_lock lock(state_mutex_);
+  int pending = 0;
+  int running = 0;
+  for (const int64_t seq : published_.active) {
+    (published_.jobs.at(seq).state == JobState::kRunning ? running : pending)++;
+  }
+  Json out = {
+      {"status", "ok"},
+      {"next_step", published_.next_step},
+      {"current_step",
+       published_.recent.empty() ? Json(nullptr) : Json(published_.recent.back().step)},
+      {"state_version", published_.version},
+      {"manual_clock", options_.manual_clock},
+      {"schema_version", store::kSchemaVersion},
+      {"jobs", {{"pending", pending}, {"running", running}, {"total", published_.jobs.size()}}},
+      {"services", published_.services.size()},
+      {"uptime_s", Now() - started_unix_}};
+  if (plan) {
+    out["plan"] = {{"version", plan->version()},
+                   {"mode", plan->mode()},
+                   {"age_s", Now() - plan->created_unix()},
+                   {"up_to_date", plan->version() == published_.version}};
+  }
+  return out;
+}
+
+std::string Engine::MetricsText() {
+  auto plan = CurrentPlan();
+  std::string out;
+  {
+    std::shared_lock lock(state_mutex_);
+    const State& s = published_;
+    AppendFamily(out, "ordo_step", "gauge",
+                 "The current (last committed) step; -1 before the first");
+    AppendSample(out, "ordo_step", "",
+                 s.recent.empty() ? static_cast<double>(s.next_step) - 1 : s.recent.back().step);
+    std::map<std::string, int> by_state;
+    std::map<std::string, int> queue;
+    for (const char* kind : {"training", "batch_inference", "quantization"}) queue[kind] = 0;
+    for (const char* state : {"pending", "running", "done", "cancelled"}) by_state[state] = 0;
+    for (const auto& [seq, record] : s.jobs) {
+      by_state[std::string(JobStateName(record.state))]++;
+      if (record.state == JobState::kPending) queue[std::string(JobKindName(record.job.kind))]++;
+    }
+    AppendFamily(out, "ordo_jobs", "gauge", "Jobs by state");
+    for (const auto& [state, n] : by_state)
+      AppendSample(out, "ordo_jobs", Labels({{"state", state}}), n);
+    AppendFamily(out, "ordo_queue_length", "gauge", "Pending jobs by kind");
+    for (const auto& [kind, n] : queue) {
+      AppendSample(out, "ordo_queue_length", Labels({{"kind", kind}}), n);
+    }
+    if (!s.recent.empty()) {
+      const CommittedStep& step = s.recent.back();
+      AppendFamily(out, "ordo_utilization", "gauge",
+                   "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
+      AppendSample(out, "ordo_utilization", "", step.utilization);
+      AppendFamily(out, "ordo_allocated_utilization", "gauge",
+                   "Allocated GPU share at the current step, idle reservations included");
+      AppendSample(out, "ordo_allocated_utilization", "", step.allocated_utilization);
+      AppendFamily(out, "ordo_value_rate", "gauge",
+                   "Value earned per step at the current step (priority-weighted GPU work)");
+      AppendSample(out, "ordo_value_rate", "", step.value);
+      AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
+                   "Real-time GPUs demanded but not allocated at the current step");
+      AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
+      AppendFamily(out, "ordo_service_gpus", "gauge", "Services' GPUs at the current step");
+      for (const CommittedService& svc : step.services) {
+        AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "demand"}}),
+                     svc.demand);
+        AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "allocated"}}),
+                     static_cast<double>(svc.gpus.size()));
+      }
+    }
+    AppendFamily(out, "ordo_committed_value_total", "counter",
+                 "Value earned over every committed step");
+    AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
+  }
+  if (plan) {
+    const Metrics& m = plan->plan().metrics;
+    const double horizon = config_.base.horizon_steps;
+    AppendFamily(out, "ordo_plan_utilization", "gauge",
+                 "Utilization of the adopted plan over its horizon");
+    AppendSample(out, "ordo_plan_utilization", "", m.utilization);
+    AppendFamily(out, "ordo_plan_allocated_utilization", "gauge",
+                 "Allocated utilization of the adopted plan over its horizon");
+    AppendSample(out, "ordo_plan_allocated_utilization", "", m.allocated_utilization);
+    AppendFamily(out, "ordo_plan_value_rate", "gauge", "Value of the adopted plan per step");
+    AppendSample(out, "ordo_plan_value_rate", "", m.value / horizon);
+    AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
+    AppendSample(out, "ordo_plan_objective", "", m.objective);
+    AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
+                 "Real-time GPU-steps the adopted plan leaves unmet over its horizon");
+    AppendSample(out, "ordo_plan_realtime_unmet_gpu_steps", "",
+                 static_cast<double>(m.realtime_unmet_gpu_steps));
+    AppendFamily(out, "ordo_plan_age_seconds", "gauge", "Seconds since the adopted plan was made");
+    AppendSample(out, "ordo_plan_age_seconds", "", Now() - plan->created_unix());
+    AppendFamily(out, "ordo_plan_info", "gauge", "The adopted plan's mode (value 1)");
+    AppendSample(out, "ordo_plan_info", Labels({{"mode", plan->mode()}}), 1);
+  }
+  planning_latency_.Render(out, "ordo_planning_seconds", "Wall time of one plan, by mode");
+  plans_.Render(out, "ordo_plans_total", "Plans made, by mode and outcome");
+  commit_latency_.Render(out, "ordo_store_commit_seconds",
+                         "Wall time of one group commit (durable on return)");
+  batch_sizes_.Render(out, "ordo_store_batch_requests", "Requests per group commit");
+  submissions_.Render(out, "ordo_jobs_submitted_total", "Jobs accepted, by tenant");
+  {
+    std::lock_guard lock(forecast_error_mutex_);
+    AppendFamily(out, "ordo_forecast_error_ratio", "gauge",
+                 "Demand forecast error: sum |actual - forecast p50| / sum actual over traffic "
+                 "samples, each forecast made before the sample was posted");
+    for (const auto& [id, e] : forecast_errors_) {
+      AppendSample(out, "ordo_forecast_error_ratio", Labels({{"service", id}}),
+                   e.actual > 0 ? e.abs_error / e.actual : 0);
+    }
+    AppendFamily(out, "ordo_forecast_samples_total", "counter",
+                 "Traffic samples the demand forecast was scored on");
+    for (const auto& [id, e] : forecast_errors_) {
+      AppendSample(out, "ordo_forecast_samples_total", Labels({{"service", id}}),
+                   static_cast<double>(e.samples));
+    }
+  }
+  http_requests_.Render(out, "ordo_http_requests_total",
+                        "HTTP requests, by route, method and code");
+  http_latency_.Render(out, "ordo_http_request_seconds", "HTTP handling time, by route");
+  return out;
+}
+
+}  // namespace ordo::service

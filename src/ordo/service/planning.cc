@@ -1,0 +1,116 @@
+#include "ordo/service/planning.h"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+
+#include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
+#include "ordo/policy/common/explain.h"
+
+namespace ordo::service {
+Result<Plan> RunPolicy(Policy& policy, const Scenario& scenario, const PolicyOptions& options) {
+  try {
+    return policy.Solve(scenario, options);
+  } catch (const std::exception& ex) {
+    return Fail(
+        Error{ErrorCode::kInternal, "", std::string(policy.name()) + " threw: " + ex.what()});
+  } catch (...) {
+    return Fail(Error{ErrorCode::kInternal, "", std::string(policy.name()) + " threw"});
+  }
+}
+
+std::string PlanProblem(const Scenario& scenario, const Plan& plan) {
+  const std::vector<Violation> violations = CheckPlan(scenario, plan);
+  if (violations.empty()) return {};
+  return FormatViolation(violations.front()) +
+         (violations.size() > 1 ? " (and " + std::to_string(violations.size() - 1) + " more)" : "");
+}
+
+Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_view mode,
+                                 const Scenario& scenario, const PolicyOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  CheckedPlan out;
+  auto plan = RunPolicy(policy, scenario, options);
+  if (plan) {
+    out.problem = PlanProblem(scenario, *plan);
+    if (out.problem.empty()) {
+      out.plan = std::move(*plan);
+      out.mode = std::string(mode);
+      const double solve_ms = out.plan.metrics.solve_ms;
+      auto solver = out.plan.metrics.solver;
+      out.plan.metrics = ComputeMetrics(scenario, out.plan);
+      out.plan.metrics.solve_ms = solve_ms;
+      out.plan.metrics.solver = solver;
+      out.solve_s = elapsed();
+      return out;
+    }
+    out.problem = std::string(policy.name()) + " returned an illegal plan: " + out.problem;
+  } else {
+    out.problem = std::string(policy.name()) + " failed: " + plan.error().ToString();
+  }
+  if (fallback == nullptr) {
+    return Fail(Error{ErrorCode::kInternal, "", out.problem});
+  }
+  auto safe = RunPolicy(*fallback, scenario, options);
+  if (!safe) {
+    return Fail(Error{ErrorCode::kInternal, "",
+                      out.problem + "; the fallback failed too: " + safe.error().ToString()});
+  }
+  if (std::string problem = PlanProblem(scenario, *safe); !problem.empty()) {
+    return Fail(Error{ErrorCode::kInternal, "",
+                      out.problem + "; the fallback's plan is illegal too: " + problem});
+  }
+  out.plan = std::move(*safe);
+  out.plan.metrics = ComputeMetrics(scenario, out.plan);
+  out.mode = std::string(kModeFallback);
+  out.solve_s = elapsed();
+  out.plan.metrics.solve_ms = out.solve_s * 1000;
+  return out;
+}
+
+bool IsBetter(const Plan& candidate, const Plan& incumbent) {
+  const double a = candidate.metrics.objective;
+  const double b = incumbent.metrics.objective;
+  return a > b + 1e-9 * std::max(1.0, std::abs(b));
+}
+
+AdoptedPlan::AdoptedPlan(uint64_t version, int64_t base_step,
+                         std::shared_ptr<const Scenario> scenario, CheckedPlan checked,
+                         double created_unix)
+    : version_(version),
+      base_step_(base_step),
+      scenario_(std::move(scenario)),
+      plan_(std::move(checked.plan)),
+      mode_(std::move(checked.mode)),
+      solve_s_(checked.solve_s),
+      created_unix_(created_unix) {
+  job_index_.reserve(plan_.jobs.size());
+  for (size_t j = 0; j < plan_.jobs.size(); ++j) job_index_.emplace(plan_.jobs[j].id, j);
+}
+
+const JobPlacement* AdoptedPlan::FindJob(std::string_view id) const {
+  auto it = job_index_.find(std::string(id));
+  return it == job_index_.end() ? nullptr : &plan_.jobs[it->second];
+}
+
+const std::vector<JobExplanation>& AdoptedPlan::Explanations() const {
+  std::call_once(explained_, [this] {
+    explanations_ = policy::ExplainPlan(*scenario_, plan_);
+    for (size_t k = 0; k < explanations_.size(); ++k) {
+      explain_index_.emplace(explanations_[k].id, k);
+    }
+  });
+  return explanations_;
+}
+
+const JobExplanation* AdoptedPlan::Explain(std::string_view id) const {
+  const auto& all = Explanations();
+  auto it = explain_index_.find(std::string(id));
+  return it == explain_index_.end() ? nullptr : &all[it->second];
+}
+
+}  // namespace ordo::service

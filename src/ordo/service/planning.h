@@ -1,0 +1,87 @@
+// Plans the service acts on: every plan is checked by the independent legality checker before
+// anyone sees it, and a policy that fails or returns an illegal plan is replaced by the
+// priority-backfill baseline (also checked), so the step the service commits never breaks a rule.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ordo/core/error.h"
+#include "ordo/core/plan.h"
+#include "ordo/core/scenario.h"
+#include "ordo/policy/policy.h"
+
+namespace ordo::service {
+
+/// Which planner a plan came from; the mode is shown in the API and the metrics.
+inline constexpr std::string_view kModeFast = "fast";
+inline constexpr std::string_view kModeFull = "full";
+inline constexpr std::string_view kModeFallback = "fallback";
+
+struct CheckedPlan {
+  Plan plan;
+  std::string mode;     // kModeFast / kModeFull / kModeFallback
+  double solve_s = 0;   // wall time of the policy (and of the fallback, when used)
+  std::string problem;  // why the fallback was used, empty otherwise
+};
+
+/// Solves `scenario` with `policy`, checks the plan (CheckPlan) and computes its metrics. When the
+/// policy fails or its plan breaks a rule, solves with `fallback` instead (when given) and says why
+/// in `problem`. An error only when no legal plan came out.
+[[nodiscard]] Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback,
+                                               std::string_view mode, const Scenario& scenario,
+                                               const PolicyOptions& options);
+
+/// Runs a policy; anything it throws becomes an Error (it should not throw, but the service must
+/// survive if it does).
+[[nodiscard]] Result<Plan> RunPolicy(Policy& policy, const Scenario& scenario,
+                                     const PolicyOptions& options);
+
+/// Empty when `plan` is legal for `scenario`; else the first broken rule (and how many more).
+std::string PlanProblem(const Scenario& scenario, const Plan& plan);
+
+/// True when `candidate` is better than `incumbent` by more than rounding: a higher objective.
+bool IsBetter(const Plan& candidate, const Plan& incumbent);
+
+/// A plan the service adopted: what it was made from, and the explanations, computed once on first
+/// use (they cost more than the plan itself on big queues). Immutable once shared.
+class AdoptedPlan {
+ public:
+  AdoptedPlan(uint64_t version, int64_t base_step, std::shared_ptr<const Scenario> scenario,
+              CheckedPlan checked, double created_unix);
+
+  uint64_t version() const { return version_; }
+  int64_t base_step() const { return base_step_; }
+  const Scenario& scenario() const { return *scenario_; }
+  const Plan& plan() const { return plan_; }
+  const std::string& mode() const { return mode_; }
+  double solve_s() const { return solve_s_; }
+  double created_unix() const { return created_unix_; }
+
+  /// The job's placement, or null when the plan does not know the job.
+  const JobPlacement* FindJob(std::string_view id) const;
+  /// The explanation of a job that does not start at step 0 (null otherwise). Thread-safe.
+  const JobExplanation* Explain(std::string_view id) const;
+  /// Every explanation, in scenario order. Thread-safe.
+  const std::vector<JobExplanation>& Explanations() const;
+
+ private:
+  uint64_t version_;
+  int64_t base_step_;
+  std::shared_ptr<const Scenario> scenario_;
+  Plan plan_;
+  std::string mode_;
+  double solve_s_;
+  double created_unix_;
+  std::unordered_map<std::string, size_t> job_index_;
+  mutable std::once_flag explained_;
+  mutable std::vector<JobExplanation> explanations_;
+  mutable std::unordered_map<std::string, size_t> explain_index_;
+};
+
+}  // namespace ordo::service

@@ -1,0 +1,200 @@
+#include "ordo/service/state.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "ordo/core/assert.h"
+
+namespace ordo::service {
+namespace {
+
+constexpr std::array<std::pair<JobState, std::string_view>, 4> kStateNames = {{
+    {JobState::kPending, "pending"},
+    {JobState::kRunning, "running"},
+    {JobState::kDone, "done"},
+    {JobState::kCancelled, "cancelled"},
+}};
+
+int64_t Clamp(int64_t value, int64_t lo, int64_t hi) { return std::min(std::max(value, lo), hi); }
+
+}  // namespace
+
+std::string_view JobStateName(JobState state) {
+  for (const auto& [value, name] : kStateNames) {
+    if (value == state) return name;
+  }
+  return "unknown";
+}
+
+std::optional<JobState> ParseJobState(std::string_view name) {
+  for (const auto& [value, known] : kStateNames) {
+    if (known == name) return value;
+  }
+  return std::nullopt;
+}
+
+int ServiceRecord::DemandAt(int64_t step) const {
+  if (traffic && forecaster && step >= forecast_base &&
+      step - forecast_base < static_cast<int64_t>(forecast_demand.size())) {
+    return forecast_demand[static_cast<size_t>(step - forecast_base)];
+  }
+  const auto& profile = service.demand;
+  if (profile.empty()) return 0;
+  const int64_t n = static_cast<int64_t>(profile.size());
+  const int64_t offset = ((step - anchor_step) % n + n) % n;
+  return profile[static_cast<size_t>(offset)];
+}
+
+const JobRecord* State::FindJob(std::string_view id) const {
+  auto it = job_seq.find(std::string(id));
+  if (it == job_seq.end()) return nullptr;
+  auto job = jobs.find(it->second);
+  return job == jobs.end() ? nullptr : &job->second;
+}
+
+JobRecord* State::FindJob(std::string_view id) {
+  return const_cast<JobRecord*>(std::as_const(*this).FindJob(id));
+}
+
+const ServiceRecord* State::FindService(std::string_view id) const {
+  for (const ServiceRecord& s : services) {
+    if (s.service.id == id) return &s;
+  }
+  return nullptr;
+}
+
+ServiceRecord* State::FindService(std::string_view id) {
+  return const_cast<ServiceRecord*>(std::as_const(*this).FindService(id));
+}
+
+void State::PutJob(JobRecord record) {
+  const int64_t seq = record.seq;
+  job_seq[record.job.id] = seq;
+  if (record.active()) {
+    active.insert(seq);
+  } else {
+    active.erase(seq);
+  }
+  jobs[seq] = std::move(record);
+}
+
+double StepStartUnix(const State& state, const Frame& frame, int64_t step) {
+  return state.origin_unix + static_cast<double>(step) * frame.step_seconds();
+}
+
+Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts) {
+  const Scenario& base = *frame.base;
+  Scenario scenario;
+  scenario.version = 1;
+  scenario.name = base.name.empty() ? "ordo-serve" : base.name;
+  scenario.step_minutes = base.step_minutes;
+  scenario.horizon_steps = base.horizon_steps;
+  scenario.cluster = base.cluster;
+  scenario.cluster.Index();
+  scenario.objective = base.objective;
+  scenario.jobs.reserve(state.active.size());
+  const int64_t now = state.next_step;
+  for (const int64_t seq : state.active) {
+    const JobRecord& record = state.jobs.at(seq);
+    if (record.state == JobState::kPending && !new_starts) continue;
+    Job job = record.job;
+    if (record.state == JobState::kRunning) {
+      const int64_t start = record.start_step - now;  // < 0: it started at a committed step
+      ORDO_ASSERT(start <= 0 && start + record.shape.duration_steps > 0);
+      job.shapes = {record.shape};
+      job.running = RunningPlacement{static_cast<int>(start), record.first_gpu};
+      job.arrival_step = static_cast<int>(start);
+    } else {
+      job.running.reset();
+      job.arrival_step = static_cast<int>(
+          Clamp(record.submitted_step - now, -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+    }
+    scenario.jobs.push_back(std::move(job));
+  }
+  scenario.services.reserve(state.services.size());
+  for (const ServiceRecord& record : state.services) {
+    Service service = record.service;
+    service.demand.assign(static_cast<size_t>(base.horizon_steps), 0);
+    for (int t = 0; t < base.horizon_steps; ++t) service.demand[t] = record.DemandAt(now + t);
+    if (record.committed_gpus) service.current_gpus = record.committed_gpus;
+    scenario.services.push_back(std::move(service));
+  }
+  return scenario;
+}
+
+CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& plan,
+                         std::string_view policy, std::vector<int64_t>& changed_jobs) {
+  const int64_t now = state.next_step;
+  const int total_gpus = scenario.cluster.total_gpus();
+  CommittedStep step;
+  step.step = now;
+  step.policy = std::string(policy);
+
+  std::unordered_map<std::string_view, const Job*> scenario_jobs;
+  for (const Job& job : scenario.jobs) scenario_jobs.emplace(job.id, &job);
+  long long batch_gpus = 0;
+  for (const JobPlacement& placement : plan.jobs) {
+    if (!placement.started() || *placement.start_step > 0 || placement.end_step() <= 0) continue;
+    JobRecord* record = state.FindJob(placement.id);
+    ORDO_ASSERT(record != nullptr && record->active());
+    if (record == nullptr || !record->active()) continue;
+    if (record->state == JobState::kPending) {
+      ORDO_ASSERT(*placement.start_step == 0);
+      record->state = JobState::kRunning;
+      record->start_step = now;
+      record->first_gpu = placement.first_gpu;
+      record->shape = Shape{placement.gpus, placement.duration_steps};
+      changed_jobs.push_back(record->seq);
+    }
+    step.jobs.push_back(CommittedJob{record->job.id, record->first_gpu, record->shape.gpus});
+    batch_gpus += record->shape.gpus;
+    const Job* job = scenario_jobs.count(placement.id) ? scenario_jobs[placement.id] : nullptr;
+    if (job != nullptr) step.value += job->priority * record->shape.gpus;
+  }
+
+  long long useful_service = 0;
+  long long allocated_service = 0;
+  for (size_t i = 0; i < plan.services.size(); ++i) {
+    const ServiceAllocation& allocation = plan.services[i];
+    ServiceRecord* record = state.FindService(allocation.id);
+    ORDO_ASSERT(record != nullptr);
+    if (record == nullptr) continue;
+    CommittedService committed;
+    committed.id = allocation.id;
+    if (!allocation.gpus.empty()) committed.gpus = allocation.gpus.front();
+    committed.demand = record->DemandAt(now);
+    const int held = static_cast<int>(committed.gpus.size());
+    record->committed_gpus = held;
+    useful_service += std::min(held, committed.demand);
+    allocated_service += held;
+    step.unmet_gpus += std::max(0, committed.demand - held);
+    step.value += record->service.priority * std::min(held, committed.demand);
+    step.services.push_back(std::move(committed));
+  }
+  if (total_gpus > 0) {
+    step.utilization = static_cast<double>(batch_gpus + useful_service) / total_gpus;
+    step.allocated_utilization = static_cast<double>(batch_gpus + allocated_service) / total_gpus;
+  }
+
+  state.next_step = now + 1;
+  // Jobs whose last step was `now` are done once it is committed.
+  for (auto it = state.active.begin(); it != state.active.end();) {
+    JobRecord& record = state.jobs.at(*it);
+    if (record.state == JobState::kRunning &&
+        record.start_step + record.shape.duration_steps <= state.next_step) {
+      record.state = JobState::kDone;
+      record.finished_step = record.start_step + record.shape.duration_steps;
+      changed_jobs.push_back(record.seq);
+      it = state.active.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  state.committed_value_total += step.value;
+  state.recent.push_back(step);
+  while (state.recent.size() > kRecentSteps) state.recent.pop_front();
+  return step;
+}
+
+}  // namespace ordo::service

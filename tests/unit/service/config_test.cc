@@ -1,0 +1,122 @@
+#include "ordo/service/config.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/service/service_test_util.h"
+
+namespace ordo::service {
+namespace {
+
+using nlohmann::json;
+using testing::ConfigJson;
+
+Result<ServiceConfig> Parse(const json& doc) { return ParseServiceConfig(doc.dump(), false); }
+
+TEST(ServiceConfig, ReadsClusterTenantsAndAdmin) {
+  auto config = Parse(ConfigJson(3, 24));
+  ASSERT_TRUE(config) << config.error().ToString();
+  EXPECT_EQ(config->base.cluster.total_gpus(), 24);
+  EXPECT_EQ(config->base.horizon_steps, 24);
+  EXPECT_TRUE(config->base.jobs.empty());
+  ASSERT_EQ(config->tenants.size(), 2u);
+  EXPECT_EQ(config->tenants[1].name, "b");
+  EXPECT_EQ(config->admin_token, testing::kAdmin);
+}
+
+TEST(ServiceConfig, ReadsYaml) {
+  const std::string yaml =
+      "step_minutes: 30\nhorizon_steps: 8\ncluster:\n  node_groups:\n"
+      "    - {name: g, nodes: 1, gpus_per_node: 4}\n"
+      "tenants:\n  - {name: team-1, token: abcdefghijklmnop}\n"
+      "admin_token: qrstuvwxyz0123456\n";
+  auto config = ParseServiceConfig(yaml, true);
+  ASSERT_TRUE(config) << config.error().ToString();
+  EXPECT_EQ(config->base.step_minutes, 30);
+  EXPECT_EQ(config->tenants.front().name, "team-1");
+}
+
+TEST(ServiceConfig, AuthenticatesEachTokenAsItsPrincipal) {
+  auto config = Parse(ConfigJson());
+  ASSERT_TRUE(config);
+  auto admin = config->Authenticate(testing::kAdmin);
+  ASSERT_TRUE(admin);
+  EXPECT_TRUE(admin->admin);
+  auto a = config->Authenticate(testing::kTokenA);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->name, "a");
+  EXPECT_FALSE(a->admin);
+  EXPECT_FALSE(config->Authenticate(""));
+  EXPECT_FALSE(config->Authenticate("tenant-a-token-012345678"));    // a prefix
+  EXPECT_FALSE(config->Authenticate("tenant-a-token-01234567890"));  // one longer
+  EXPECT_FALSE(config->Authenticate("TENANT-A-TOKEN-0123456789"));
+}
+
+struct BadConfig {
+  std::string name;
+  std::function<void(json&)> edit;
+  std::string field;
+};
+
+class ServiceConfigErrors : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(ServiceConfigErrors, NameTheField) {
+  json doc = ConfigJson();
+  GetParam().edit(doc);
+  auto config = Parse(doc);
+  ASSERT_FALSE(config) << GetParam().name;
+  EXPECT_EQ(config.error().field, GetParam().field) << config.error().ToString();
+  EXPECT_FALSE(config.error().message.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ServiceConfigErrors,
+    ::testing::Values(
+        BadConfig{"no tenants", [](json& d) { d.erase("tenants"); }, "tenants"},
+        BadConfig{"no admin token", [](json& d) { d.erase("admin_token"); }, "admin_token"},
+        BadConfig{"short token", [](json& d) { d["tenants"][0]["token"] = "short"; },
+                  "tenants[0].token"},
+        BadConfig{"token with a space",
+                  [](json& d) { d["tenants"][0]["token"] = "has a space in it!!"; },
+                  "tenants[0].token"},
+        BadConfig{"shared token",
+                  [](json& d) { d["tenants"][1]["token"] = d["tenants"][0]["token"]; },
+                  "tenants[1].token"},
+        BadConfig{"admin's token reused",
+                  [](json& d) { d["tenants"][0]["token"] = d["admin_token"]; }, "tenants[0].token"},
+        BadConfig{"tenant named admin", [](json& d) { d["tenants"][0]["name"] = "admin"; },
+                  "tenants[0].name"},
+        BadConfig{"duplicate tenant", [](json& d) { d["tenants"][1]["name"] = "a"; },
+                  "tenants[1].name"},
+        BadConfig{"tenant name with a slash", [](json& d) { d["tenants"][1]["name"] = "x/y"; },
+                  "tenants[1].name"},
+        BadConfig{"unknown tenant field", [](json& d) { d["tenants"][0]["role"] = "x"; },
+                  "tenants[0].role"},
+        BadConfig{"unknown field", [](json& d) { d["tenant"] = json::array(); }, "tenant"},
+        BadConfig{"bad cluster",
+                  [](json& d) { d["cluster"]["node_groups"][0]["gpus_per_node"] = 3; },
+                  "cluster.node_groups[0].gpus_per_node"},
+        BadConfig{"no horizon", [](json& d) { d.erase("horizon_steps"); }, "horizon_steps"},
+        BadConfig{"bad objective",
+                  [](json& d) {
+                    d["objective"] = {{"time_decay", 2}};
+                  },
+                  "objective.time_decay"}),
+    [](const auto& info) {
+      std::string name = info.param.name;
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return name;
+    });
+
+TEST(ServiceConfig, SafeIds) {
+  EXPECT_TRUE(IsSafeId("train-a_1.v2:x", 128));
+  EXPECT_FALSE(IsSafeId("", 128));
+  EXPECT_FALSE(IsSafeId("a/b", 128));
+  EXPECT_FALSE(IsSafeId("a b", 128));
+  EXPECT_FALSE(IsSafeId("é", 128));
+  EXPECT_FALSE(IsSafeId(std::string(129, 'a'), 128));
+}
+
+}  // namespace
+}  // namespace ordo::service

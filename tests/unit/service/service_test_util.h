@@ -1,0 +1,65 @@
+// Shared by the service's unit tests: configs, a scratch directory, a quiet logger.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ordo/service/config.h"
+#include "ordo/service/log.h"
+
+namespace ordo::service::testing {
+
+inline constexpr const char* kAdmin = "admin-token-0123456789";
+inline constexpr const char* kTokenA = "tenant-a-token-0123456789";
+inline constexpr const char* kTokenB = "tenant-b-token-0123456789";
+
+inline nlohmann::json ConfigJson(int nodes = 2, int horizon_steps = 12) {
+  return {{"step_minutes", 60},
+          {"horizon_steps", horizon_steps},
+          {"cluster", {{"node_groups", {{{"name", "g"}, {"nodes", nodes}, {"gpus_per_node", 8}}}}}},
+          {"tenants", {{{"name", "a"}, {"token", kTokenA}}, {{"name", "b"}, {"token", kTokenB}}}},
+          {"admin_token", kAdmin}};
+}
+
+inline ServiceConfig Config(int nodes = 2, int horizon_steps = 12) {
+  auto config = ParseServiceConfig(ConfigJson(nodes, horizon_steps).dump(), false);
+  EXPECT_TRUE(config) << config.error().ToString();
+  return *config;
+}
+
+inline const Principal kA{"a", false};
+inline const Principal kB{"b", false};
+inline const Principal kAdminPrincipal{"admin", true};
+
+/// A fresh directory per test under the system's temp directory, removed afterwards.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ =
+        std::filesystem::temp_directory_path() / ("ordo-service-" + std::to_string(getpid()) + "-" +
+                                                  info->test_suite_name() + "-" + info->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  const std::filesystem::path& path() const { return path_; }
+  std::string db() const { return (path_ / "ordo.db").string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A logger that writes nowhere a test run shows (warnings and errors go to a temp file).
+inline Logger& QuietLogger() {
+  static std::FILE* sink = std::tmpfile();
+  static Logger logger(LogLevel::kWarn, sink != nullptr ? sink : stderr);
+  return logger;
+}
+
+}  // namespace ordo::service::testing
