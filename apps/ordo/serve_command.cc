@@ -1,0 +1,196 @@
+#include "serve_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <span>
+#include <string>
+#include <thread>
+
+#include "cli.h"
+#include "ordo/service/api.h"
+#include "ordo/service/config.h"
+#include "ordo/service/engine.h"
+#include "ordo/service/log.h"
+
+namespace {
+
+constexpr const char* kServeUsage =
+    "usage: ordo serve --config FILE [--db PATH] [--listen ADDR:PORT] [--manual-clock]\n"
+    "                  [--port-file PATH] [--log-level LEVEL] [--debounce-ms MS]\n"
+    "                  [--fast-time-limit S] [--full-every S] [--full-time-limit S]\n"
+    "                  [--max-body-bytes N] [--threads N]\n"
+    "\n"
+    "Runs the planning service: a REST API for jobs, services and plans, state in SQLite, a plan\n"
+    "re-made after every change and committed one step at a time, metrics at /metrics and a\n"
+    "dashboard at / (open http://ADDR:PORT/#token=TOKEN). docs/service.md and docs/openapi.yaml.\n"
+    "\n"
+    "  --config FILE         cluster, step_minutes, horizon_steps, objective, tenants, "
+    "admin_token\n"
+    "  --db PATH             the SQLite database (default ordo.db; created when missing)\n"
+    "  --listen ADDR:PORT    where to listen (default 127.0.0.1:8080; port 0 picks a free one)\n"
+    "  --manual-clock        steps advance only through POST /v1/clock/advance (tests, demos)\n"
+    "  --port-file PATH      write the port listened on to PATH once listening\n"
+    "  --log-level LEVEL     debug, info (default), warn or error; logs are JSON lines on stderr\n"
+    "  --debounce-ms MS      wait this long after a change before re-planning (default 20)\n"
+    "  --fast-time-limit S   fast mode's time budget per plan (default 0.05)\n"
+    "  --full-every S        run full mode every S seconds (default 300; 0 = never)\n"
+    "  --full-time-limit S   full mode's time limit (default 10)\n"
+    "  --max-body-bytes N    largest request body accepted (default 1048576)\n"
+    "  --threads N           request handler threads (default 16)\n";
+
+constexpr ordo::cli::OptionSpec kOptions[] = {
+    {"--config", true},         {"--db", true},
+    {"--listen", true},         {"--manual-clock", false},
+    {"--port-file", true},      {"--log-level", true},
+    {"--debounce-ms", true},    {"--fast-time-limit", true},
+    {"--full-every", true},     {"--full-time-limit", true},
+    {"--max-body-bytes", true}, {"--threads", true},
+};
+
+ordo::Result<double> NonNegative(const ordo::cli::Args& args, const char* name, double fallback,
+                                 double max) {
+  auto text = args.value(name);
+  if (!text) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text->c_str(), &end);
+  if (text->empty() || end != text->c_str() + text->size() || !(value >= 0) || value > max) {
+    return ordo::FailInput(
+        name, "must be a number from 0 to " + std::to_string(max) + " (got \"" + *text + "\")");
+  }
+  return value;
+}
+
+// Writes the port to `path` atomically (a reader never sees a half-written file).
+bool WritePortFile(const std::string& path, int port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return false;
+    out << port << "\n";
+    if (!out.flush()) return false;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  return !ec;
+}
+
+}  // namespace
+
+int RunServeCommand(int argc, char** argv) {
+  using ordo::cli::kExitBadInput;
+  using ordo::cli::kExitFailed;
+  using ordo::cli::kExitOk;
+  namespace service = ordo::service;
+  auto args = ordo::cli::ParseArgs(std::span<char* const>(argv + 1, argc - 1), kOptions);
+  if (!args) return ordo::cli::UsageError(args.error().ToString(), kServeUsage);
+  if (args->help) {
+    std::cout << kServeUsage;
+    return kExitOk;
+  }
+  if (!args->positional.empty()) {
+    return ordo::cli::UsageError("unexpected argument \"" + args->positional.front() + "\"",
+                                 kServeUsage);
+  }
+  const auto config_path = args->value("--config");
+  if (!config_path) return ordo::cli::UsageError("--config FILE is required", kServeUsage);
+
+  service::LogLevel level = service::LogLevel::kInfo;
+  if (auto name = args->value("--log-level")) {
+    auto parsed = service::ParseLogLevel(*name);
+    if (!parsed) {
+      return ordo::cli::UsageError("--log-level: must be debug, info, warn or error", kServeUsage);
+    }
+    level = *parsed;
+  }
+  auto listen = service::ParseListen(args->value("--listen").value_or("127.0.0.1:8080"));
+  if (!listen) return ordo::cli::UsageError(listen.error().ToString(), kServeUsage);
+
+  service::EngineOptions options;
+  options.db_path = args->value("--db").value_or("ordo.db");
+  options.manual_clock = args->has("--manual-clock");
+  service::HttpOptions http;
+  http.host = listen->first;
+  http.port = listen->second;
+  {
+    auto debounce = NonNegative(*args, "--debounce-ms", 20, 60'000);
+    auto fast = NonNegative(*args, "--fast-time-limit", 0.05, 60);
+    auto every = NonNegative(*args, "--full-every", 300, 7 * 24 * 3600.0);
+    auto full = NonNegative(*args, "--full-time-limit", 10, 3600);
+    auto body = NonNegative(*args, "--max-body-bytes", 1 << 20, 1 << 30);
+    auto threads = NonNegative(*args, "--threads", 16, 1024);
+    for (const auto* r : {&debounce, &fast, &every, &full, &body, &threads}) {
+      if (!*r) return ordo::cli::UsageError(r->error().ToString(), kServeUsage);
+    }
+    if (*fast <= 0 || *full <= 0 || *body < 1024 || *threads < 1) {
+      return ordo::cli::UsageError(
+          "--fast-time-limit and --full-time-limit must be > 0, --max-body-bytes >= 1024, "
+          "--threads >= 1",
+          kServeUsage);
+    }
+    options.debounce_s = *debounce / 1000;
+    options.fast_time_limit_s = *fast;
+    options.full_interval_s = *every;
+    options.full_time_limit_s = *full;
+    http.max_body_bytes = static_cast<size_t>(*body);
+    http.threads = static_cast<int>(*threads);
+  }
+
+  auto config = service::ReadServiceConfigFile(*config_path);
+  if (!config) return ordo::cli::FileError(*config_path, config.error());
+
+  // SIGINT and SIGTERM are taken by one thread (sigwait), so no other thread is interrupted and
+  // shutdown runs as ordinary code: stop listening, finish the queued requests, close the store.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  service::Logger log(level);
+  auto engine = service::Engine::Open(std::move(*config), options, &log);
+  if (!engine) {
+    log.Error("start_failed", {{"error", engine.error().ToString()}, {"db", options.db_path}});
+    std::cerr << "ordo: " << options.db_path << ": " << engine.error().ToString() << "\n";
+    return engine.error().code == ordo::ErrorCode::kInvalidInput ? kExitBadInput : kExitFailed;
+  }
+  service::HttpServer server(**engine, log, http);
+  auto port = server.Bind();
+  if (!port) {
+    std::cerr << "ordo: " << port.error().ToString() << "\n";
+    return kExitFailed;
+  }
+  (*engine)->Start();
+  if (auto path = args->value("--port-file"); path && !WritePortFile(*path, *port)) {
+    std::cerr << "ordo: cannot write the port file " << *path << "\n";
+    (*engine)->Stop();
+    return kExitFailed;
+  }
+  log.Info("listening",
+           {{"host", http.host},
+            {"port", *port},
+            {"db", options.db_path},
+            {"dashboard", "http://" + http.host + ":" + std::to_string(*port) + "/#token=TOKEN"}});
+
+  std::thread waiter([&] {
+    int signal_number = 0;
+    sigwait(&signals, &signal_number);
+    log.Info("shutting_down", {{"signal", signal_number}});
+    server.Stop();
+  });
+  server.Run();
+  // Run returns on Stop (from the signal) or when the socket fails; either way, shut down. A
+  // waiter still blocked in sigwait is released by raising the signal it waits for.
+  if (waiter.joinable()) {
+    pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+  }
+  (*engine)->Stop();
+  log.Info("stopped");
+  return kExitOk;
+}
