@@ -1,0 +1,133 @@
+// The dashboard in a real browser: headless Chromium (Debian's `chromium`) loads it from a running
+// `ordo serve`, runs its script against the API, and the test finds every job in the rendered page.
+// A screenshot is saved under <build>/test-artifacts/dashboard-browser/. Skipped (not failed) when
+// no chromium is installed; scripts/install-deps.sh installs it.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "tests/e2e/service/support/server_process.h"
+
+namespace ordo::testing::e2e {
+namespace {
+
+using nlohmann::json;
+
+// The browser: $ORDO_CHROMIUM when set (empty or not executable: none), else Debian's
+// /usr/bin/chromium or /usr/bin/chromium-browser. Empty when there is none.
+std::string FindChromium() {
+  if (const char* env = std::getenv("ORDO_CHROMIUM"); env != nullptr) {
+    return *env != '\0' && access(env, X_OK) == 0 ? env : "";
+  }
+  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"}) {
+    if (access(path, X_OK) == 0) return path;
+  }
+  return {};
+}
+
+// Runs chromium headless on `url` with `mode` (`--dump-dom` or `--screenshot=PATH`); returns its
+// standard output. The profile is a fresh directory; no network but 127.0.0.1 is touched (the page
+// loads nothing from elsewhere and background networking is off).
+std::string RunChromium(const std::string& chromium, const std::filesystem::path& dir,
+                        const std::string& mode, const std::string& url) {
+  const std::filesystem::path profile = dir / ("profile-" + std::to_string(std::rand()));
+  std::filesystem::create_directories(profile);
+  const std::string command =
+      chromium + " --headless --no-sandbox --disable-gpu --disable-background-networking" +
+      " --no-first-run --disable-extensions --disable-sync --disable-component-update" +
+      " --user-data-dir=" + profile.string() + " --window-size=1400,2400" +
+      " --virtual-time-budget=15000 --timeout=60000 " + mode + " '" + url + "' 2>" +
+      (dir / "chromium.log").string();
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[65536];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  pclose(pipe);
+  std::filesystem::remove_all(profile);
+  return out;
+}
+
+TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "no headless browser: /usr/bin/chromium is not installed (or $ORDO_CHROMIUM "
+                    "is not executable); scripts/install-deps.sh installs Debian's chromium";
+  }
+  const std::filesystem::path dir = ArtifactDir("dashboard-browser");
+  ServerProcess server =
+      ServerProcess::Start(TestConfig(4, 16), {"--manual-clock", "--full-every", "0"}, dir);
+  ASSERT_TRUE(server.running());
+
+  // A service with a daily-looking curve, and jobs of both tenants; two steps committed so the
+  // chart has history, running jobs and planned ones.
+  json service = {{"id", "chat"},
+                  {"priority", 10},
+                  {"min_gpus", 2},
+                  {"max_gpus", 16},
+                  {"max_change_per_step", 4},
+                  {"demand", {4, 4, 6, 8, 12, 14, 14, 12, 10, 8, 6, 4, 4, 4, 4, 4}}};
+  ASSERT_EQ(server.Post("/v1/services", kAdminToken, service.dump()).status, 201);
+  std::set<std::string> ids;
+  const char* kinds[] = {"training", "batch_inference", "quantization"};
+  for (int k = 0; k < 14; ++k) {
+    const std::string id = std::string(k % 2 == 0 ? "vision-" : "speech-") + std::to_string(k);
+    json job = {{"id", id},
+                {"kind", kinds[k % 3]},
+                {"priority", 1 + k % 5},
+                {"gpus", 1 << (k % 4)},
+                {"duration_steps", 1 + k % 4}};
+    Response r = server.Post("/v1/jobs", k % 2 == 0 ? kTokenA : kTokenB, job.dump());
+    ASSERT_EQ(r.status, 201) << r.body;
+    ids.insert(id);
+    if (k == 7) {
+      ASSERT_EQ(server.Post("/v1/clock/advance", kAdminToken, R"({"steps": 2})").status, 200);
+    }
+  }
+  Response list = server.Get("/v1/jobs", kAdminToken);
+  ASSERT_EQ(list.status, 200);
+  ASSERT_EQ(list.json()["jobs"].size(), ids.size());
+
+  const std::string base = "http://127.0.0.1:" + std::to_string(server.port()) + "/";
+  const std::string dom = RunChromium(chromium, dir, "--dump-dom", base + "#token=" + kAdminToken);
+  std::ofstream(dir / "dashboard-admin.html") << dom;
+  ASSERT_NE(dom.find("data-ready=\"1\""), std::string::npos)
+      << "the page did not render its data; chromium log in " << (dir / "chromium.log");
+  for (const std::string& id : ids) {
+    EXPECT_NE(dom.find("data-job-id=\"" + id + "\""), std::string::npos)
+        << "job " << id << " is not in the page";
+  }
+  EXPECT_NE(dom.find("data-service-id=\"chat\""), std::string::npos);
+  EXPECT_NE(dom.find("GPU by time chart"), std::string::npos);
+
+  // A tenant's view holds its own jobs and none of the other tenant's.
+  const std::string tenant_dom =
+      RunChromium(chromium, dir, "--dump-dom", base + "#token=" + kTokenB);
+  std::ofstream(dir / "dashboard-tenant-b.html") << tenant_dom;
+  ASSERT_NE(tenant_dom.find("data-ready=\"1\""), std::string::npos);
+  for (const std::string& id : ids) {
+    const bool mine = id.rfind("speech-", 0) == 0;
+    EXPECT_EQ(tenant_dom.find("data-job-id=\"" + id + "\"") != std::string::npos, mine) << id;
+  }
+
+  // The screenshot, kept as the test's artifact.
+  const std::filesystem::path png = dir / "dashboard.png";
+  RunChromium(chromium, dir, "--screenshot=" + png.string(), base + "#token=" + kAdminToken);
+  ASSERT_TRUE(std::filesystem::exists(png)) << "no screenshot at " << png;
+  std::ifstream in(png, std::ios::binary);
+  char signature[8] = {};
+  in.read(signature, 8);
+  EXPECT_EQ(std::string(signature, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(std::filesystem::file_size(png), 20'000u) << "the screenshot looks empty";
+  std::cout << "screenshot: " << png << "\n";
+}
+
+}  // namespace
+}  // namespace ordo::testing::e2e
