@@ -43,9 +43,11 @@ for study in "$@"; do
       echo "## Duration noise sweep (sigma 0, 0.15, 0.30, 0.50), 3 noise seeds"
       "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
         --sweep-duration-noise 0,0.15,0.3,0.5 --noise-seeds 1,2,3
-      echo "## Traffic off its profile (sigma 0, 0.15, 0.30), planner told the median, 3 noise seeds"
-      "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-        --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3
+      for q in 0.5 0.9; do
+        echo "## Traffic off its profile (sigma 0, 0.15, 0.30), planners told quantile $q, 3 noise seeds"
+        "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
+          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q"
+      done
       ;;
     *)
       echo "studies: unknown study '$study' (replay, horizon, noise)" >&2
