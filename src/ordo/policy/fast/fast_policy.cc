@@ -171,9 +171,10 @@ class FastPolicy final : public Policy {
   //  2. only when the best of those by objective breaks a promise: the other service variants'
   //     outcomes; every plan so far re-filled (its batch work kept, the services re-planned as
   //     curves on what it leaves, the jobs it left unstarted placed by a greedy pass); fast mode's
-  //     passes around services capped as low as reactive's unmet demand allows (BudgetCounts),
-  //     re-filled too; and its passes around the services exactly as reactive and as fifo run
-  //     them (their unmet demand is then theirs, by construction).
+  //     passes around services capped (BudgetCounts) or priced (PricedBudgetCounts) as far as
+  //     reactive's unmet demand allows, each re-filled too; and its passes around the services
+  //     exactly as reactive and as fifo run them (their unmet demand is then theirs, by
+  //     construction).
   // Every plan built here is checked with CheckPlan. When no candidate keeps both promises, the
   // one with the least unmet demand among those that keep fifo's value is returned.
   Plan DoNoHarm(const PolicyOptions& options, const BlockGrid& pinned,
@@ -214,14 +215,17 @@ class FastPolicy final : public Policy {
       if (auto plan = Refill(pinned, free, candidates, pool[i])) pool.push_back(std::move(*plan));
     }
     const int passes = std::max(3, PassBudget(candidates.size()) / 4);
-    if (reactive && !OutOfTime()) {
-      if (auto counts = BudgetCounts(free, promises.unmet)) {
-        BlockGrid base = pinned;
-        ReserveCounts(*counts, base);
-        const PassResult pass = RunSchedule(base, candidates, passes);
-        pool.push_back(Assemble(pass.placements, *counts));
-        if (auto plan = Refill(pinned, free, candidates, pool.back())) {
-          pool.push_back(std::move(*plan));
+    if (reactive) {
+      for (auto budget : {&FastPolicy::BudgetCounts, &FastPolicy::PricedBudgetCounts}) {
+        if (OutOfTime()) break;
+        if (auto counts = (this->*budget)(free, promises.unmet)) {
+          BlockGrid base = pinned;
+          ReserveCounts(*counts, base);
+          const PassResult pass = RunSchedule(base, candidates, passes);
+          pool.push_back(Assemble(pass.placements, *counts));
+          if (auto plan = Refill(pinned, free, candidates, pool.back())) {
+            pool.push_back(std::move(*plan));
+          }
         }
       }
     }
@@ -319,6 +323,47 @@ class FastPolicy final : public Policy {
     return counts;
   }
 
+  // Per step: what a GPU earns a job of priority `lambda` there, at steps where some waiting job
+  // has arrived (0 before any has).
+  std::vector<double> Prices(double lambda) const {
+    const Scenario& s = *scenario_;
+    int first_arrival = s.horizon_steps;
+    for (const Job& job : s.jobs) {
+      if (!job.running) first_arrival = std::min(first_arrival, std::max(0, job.arrival_step));
+    }
+    std::vector<double> price(s.horizon_steps, 0.0);
+    for (int t = first_arrival; t < s.horizon_steps; ++t) {
+      price[t] = lambda * (1.0 - s.objective.time_decay * t / s.horizon_steps);
+    }
+    return price;
+  }
+
+  // Priced services (PlanServiceCounts' `price`): a GPU-step at t costs what a job of priority
+  // lambda earns there, so each service serves its demand where that is worth more (M x priority)
+  // and gives way where batch work is; with a time decay, services serve late peaks and leave
+  // early steps to batch work. Lambda is the highest whose curves leave at most `unmet` real-time
+  // GPU-steps (bisection; unmet demand grows with the price). Empty when no price does.
+  std::optional<ServiceCounts> PricedBudgetCounts(const std::vector<std::vector<int>>& free,
+                                                  long long unmet) const {
+    const Scenario& s = *scenario_;
+    double top = 0;
+    for (const Job& job : s.jobs) top = std::max(top, job.priority);
+    double lo = 0, hi = top;
+    std::optional<ServiceCounts> best;
+    for (int k = 0; k < 12; ++k) {
+      const double mid = k == 0 ? hi : 0.5 * (lo + hi);
+      ServiceCounts counts = PlanServiceCounts(s, free, {}, {}, {}, {}, Prices(mid));
+      if (UnmetSteps(counts) <= unmet) {
+        best = std::move(counts);
+        if (k == 0) break;
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return best;
+  }
+
   long long UnmetSteps(const ServiceCounts& counts) const {
     const Scenario& s = *scenario_;
     long long unmet = 0;
@@ -385,7 +430,7 @@ class FastPolicy final : public Policy {
       }
     }
     bool complete = true;
-    const ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, &complete);
+    const ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, {}, &complete);
     if (!complete) return std::nullopt;
     ReserveCounts(counts, grid);
     std::vector<int> order;

@@ -17,11 +17,13 @@ class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
                const std::vector<char>& include, const std::vector<char>& floor_only,
-               const std::vector<int>& cap, const std::vector<double>& avoid, bool* complete)
+               const std::vector<int>& cap, const std::vector<double>& avoid,
+               const std::vector<double>& price, bool* complete)
       : s_(s),
         complete_(complete),
         cap_(cap),
         avoid_(avoid),
+        price_(price),
         include_(include),
         floor_only_(floor_only),
         remaining_(free),
@@ -143,7 +145,14 @@ class CountPlanner {
     const size_t width = static_cast<size_t>(top) + 1;
     std::vector<double> best(width, kNone), next(width, kNone);
     std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);
-    auto gain = [&](int t, int r) { return kServed * std::min(r, service.demand[t]) - kHeld * r; };
+    // With prices, a unit of demand served is worth the penalty it avoids (M x priority) and a
+    // held GPU costs its step's price.
+    const double worth =
+        price_.empty() ? kServed : s_.objective.unmet_penalty_multiplier * service.priority;
+    auto gain = [&](int t, int r) {
+      const double cost = price_.empty() ? kHeld : price_[t] + kHeld;
+      return worth * std::min(r, service.demand[t]) - cost * r;
+    };
     for (int r = lo[0]; r <= hi[0]; ++r) best[r] = gain(0, r);
     std::deque<int> window;  // candidates r' for the sliding maximum, best value first
     for (int t = 1; t < horizon; ++t) {
@@ -183,6 +192,7 @@ class CountPlanner {
   bool short_ = false;           // some floor did not fit
   const std::vector<int>& cap_;  // per service: most GPUs it may hold (< 0 or empty: no cap)
   const std::vector<double>& avoid_;  // per group: ranks groups before best fit (empty: none)
+  const std::vector<double>& price_;  // per step: cost of a held GPU (empty: cover all demand)
   const std::vector<char>& include_;
   const std::vector<char>& floor_only_;
   std::vector<std::vector<int>> remaining_;
@@ -196,8 +206,9 @@ class CountPlanner {
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const std::vector<char>& include,
                                 const std::vector<char>& floor_only, const std::vector<int>& cap,
-                                const std::vector<double>& avoid, bool* complete) {
-  return CountPlanner(scenario, free, include, floor_only, cap, avoid, complete).Run();
+                                const std::vector<double>& avoid, const std::vector<double>& price,
+                                bool* complete) {
+  return CountPlanner(scenario, free, include, floor_only, cap, avoid, price, complete).Run();
 }
 
 void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,

@@ -27,14 +27,18 @@ using ServiceCounts = std::vector<std::vector<std::vector<int>>>;
 /// floors only. `avoid[group]`, when given, ranks groups before best fit: a service takes GPUs from
 /// the groups with the least `avoid` first (fast mode passes the batch work that can run only in
 /// a few groups, so services keep out of the groups type-bound jobs need). Empty vectors mean
-/// "all", "none" and "no ranking". The floors must fit `free`; when the caller
+/// "all", "none" and "no ranking". `price[step]`, when given, is what a GPU held at that step costs
+/// (the batch reward it displaces): each curve then maximises M x priority x demand served minus
+/// price x GPUs held instead of covering all the demand it can, so a service gives way to batch
+/// work where the work is worth more. The floors must fit `free`; when the caller
 /// cannot promise that, it passes `complete`, which is set to false (and the counts are then below
 /// some floor) where they do not, instead of an assertion failing. Cost O(S x T x groups).
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const std::vector<char>& include = {},
                                 const std::vector<char>& floor_only = {},
                                 const std::vector<int>& cap = {},
-                                const std::vector<double>& avoid = {}, bool* complete = nullptr);
+                                const std::vector<double>& avoid = {},
+                                const std::vector<double>& price = {}, bool* complete = nullptr);
 
 /// Turns counts into GPU ids once batch blocks are placed: `job_busy[step * G + gpu]` marks GPUs
 /// held by jobs. A service keeps the ids it held at the step before while it still needs them
