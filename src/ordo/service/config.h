@@ -46,7 +46,7 @@ struct ServiceConfig {
 
 /// Parses a config (JSON, or YAML when `yaml`). Unknown fields are errors unless they start with
 /// `x-`. Errors name the field: `tenants[1].token`, `cluster.node_groups[0].nodes`. Rules beyond
-/// the scenario's: tenant names are 1..64 of [A-Za-z0-9._-], unique, not "admin"; tokens
+/// the scenario's: tenant names are 1..64 of [A-Za-z0-9._:-], unique, not "admin"; tokens
 /// are 16..256 printable ASCII characters without spaces, all distinct (the admin's too).
 [[nodiscard]] Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml);
 [[nodiscard]] Result<ServiceConfig> ReadServiceConfigFile(const std::string& path);
