@@ -64,6 +64,9 @@ struct PassResult {
 
 class FastPolicy final : public Policy {
  public:
+  // Fast mode computes the baselines and keeps DoNoHarm's promises up to this many jobs.
+  static constexpr size_t kMaxGuardJobs = 5'000;
+
   std::string_view name() const override { return "ordo"; }
 
   Result<Plan> Solve(const Scenario& s, const PolicyOptions& options) override {
@@ -112,9 +115,24 @@ class FastPolicy final : public Policy {
     }
     const int passes = trials ? budget - kTrialPasses * static_cast<int>(variants.size()) : budget;
     outcomes.push_back(PlanVariant(pinned, free, variants[chosen], candidates, passes));
+    // The baselines (for DoNoHarm, and reactive's unmet demand bounds the displacement moves),
+    // where the guarantee runs: up to 5,000 jobs, inside the time limit.
+    std::vector<Plan> baselines;
+    if (s.jobs.size() <= kMaxGuardJobs && !OutOfTime()) {
+      for (auto make : {MakeFifoPolicy, MakeFifoBackfillPolicy, MakePriorityBackfillPolicy,
+                        MakeReactivePolicy}) {
+        if (auto other = make()->Solve(s, options)) baselines.push_back(std::move(*other));
+      }
+    }
+    // A few displacement moves (each costs about a pass), where there are services to displace.
+    const int displacements = s.services.empty() ? 0 : std::min(4, passes / 4);
+    Displace(pinned, free, candidates, displacements,
+             baselines.size() == 4 ? baselines[3].metrics.realtime_unmet_gpu_steps
+                                   : std::numeric_limits<long long>::max(),
+             outcomes.back());
 
     Plan plan = Assemble(outcomes.back().pass.placements, outcomes.back().counts);
-    plan = DoNoHarm(options, pinned, free, candidates, outcomes, std::move(plan));
+    plan = DoNoHarm(pinned, free, candidates, outcomes, std::move(baselines), std::move(plan));
     if (options.explain) plan.explanations = ExplainPlan(s, plan);
     FinishPlan(s, started, plan);
     return plan;
@@ -177,25 +195,21 @@ class FastPolicy final : public Policy {
   //     construction).
   // Every plan built here is checked with CheckPlan. When no candidate keeps both promises, the
   // one with the least unmet demand among those that keep fifo's value is returned.
-  Plan DoNoHarm(const PolicyOptions& options, const BlockGrid& pinned,
-                const std::vector<std::vector<int>>& free, const std::vector<int>& candidates,
-                const std::vector<Outcome>& outcomes, Plan own) const {
+  // `baselines`: fifo, fifo-backfill, priority-backfill and reactive's plans, in that order
+  // (empty where the guarantee does not run).
+  Plan DoNoHarm(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
+                const std::vector<int>& candidates, const std::vector<Outcome>& outcomes,
+                std::vector<Plan> baselines, Plan own) const {
     const Scenario& s = *scenario_;
-    constexpr size_t kMaxGuardJobs = 5'000;
-    if (s.jobs.size() > kMaxGuardJobs || OutOfTime()) return own;
+    if (baselines.size() != 4 || OutOfTime()) return own;
     // Stage 1: fast mode's plan and the baselines' (their metrics come with them).
     std::vector<Plan> pool;
     pool.push_back(std::move(own));
     pool.back().metrics = ComputeMetrics(s, pool.back());
-    std::optional<Plan> fifo, reactive;
-    for (auto make :
-         {MakeFifoPolicy, MakeFifoBackfillPolicy, MakePriorityBackfillPolicy, MakeReactivePolicy}) {
-      auto other = make()->Solve(s, options);
-      if (!other) continue;
-      if (make == MakeFifoPolicy) fifo = *other;
-      if (make == MakeReactivePolicy) reactive = *other;
-      other->policy = std::string(name());
-      pool.push_back(std::move(*other));
+    std::optional<Plan> fifo = baselines[0], reactive = baselines[3];
+    for (Plan& other : baselines) {
+      other.policy = std::string(name());
+      pool.push_back(std::move(other));
     }
     Promises promises;
     if (fifo) promises.value = fifo->metrics.value;
@@ -557,6 +571,75 @@ class FastPolicy final : public Policy {
     return outcome;
   }
 
+  // Displacement moves: a job that the outcome starts later than its arrival allows (or not at
+  // all), the ones that lose most reward first, is put at its earliest start beside the other
+  // jobs alone, as if no service held GPUs, and the services are re-planned as curves on what the
+  // jobs leave; the move is kept when the objective (batch reward minus unmet penalty) rises. It
+  // lets a valuable rigid job take capacity a service's curve held (its ramp ahead of a peak, or
+  // demand worth less than the job), which no order of the passes can. At most `tries` moves.
+  // A move never leaves more unmet real-time GPU-steps than `unmet_limit` (reactive's, where
+  // known) or than the outcome already does, so it does not break DoNoHarm's promise.
+  void Displace(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
+                const std::vector<int>& candidates, int tries, long long unmet_limit,
+                Outcome& outcome) const {
+    const Scenario& s = *scenario_;
+    if (tries <= 0 || outcome.pass.placements.empty()) return;
+    std::vector<std::pair<double, int>> losers;  // (lost reward, job)
+    const std::vector<double> lost = LostReward(outcome.pass, candidates);
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      if (lost[k] > 0) losers.emplace_back(lost[k], candidates[k]);
+    }
+    std::stable_sort(losers.begin(), losers.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < losers.size() && tries > 0 && !OutOfTime(); ++k, --tries) {
+      const int j = losers[k].second;
+      const Job& job = s.jobs[j];
+      BlockGrid grid = pinned;
+      std::vector<std::vector<int>> left = free;
+      auto take = [&](int job_index, const Placement& p) {
+        const Shape& shape = s.jobs[job_index].shapes[p.shape];
+        grid.Occupy(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
+        const int g = s.cluster.group_of(p.first_gpu);
+        for (int t = p.start_step;
+             t < std::min(s.horizon_steps, p.start_step + shape.duration_steps); ++t) {
+          left[g][t] -= shape.gpus;
+        }
+      };
+      double reward = 0;
+      for (int other : candidates) {
+        const Placement& p = outcome.pass.placements[other];
+        if (other == j || p.shape < 0) continue;
+        take(other, p);
+        reward += Reward(s.jobs[other], s.jobs[other].shapes[p.shape], p.start_step);
+      }
+      Placement moved;
+      double moved_reward = -1;
+      for (size_t shape = 0; shape < job.shapes.size(); ++shape) {
+        const Shape& sh = job.shapes[shape];
+        const auto found = grid.FindEarliest(sh.gpus, sh.duration_steps, job.requirement,
+                                             std::max(0, job.arrival_step));
+        if (!found) continue;
+        const double r = Reward(job, sh, found->start_step);
+        if (r > moved_reward) {
+          moved = Placement{static_cast<int>(shape), found->first_gpu, found->start_step};
+          moved_reward = r;
+        }
+      }
+      if (moved.shape < 0) continue;
+      take(j, moved);
+      bool complete = true;
+      ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, {}, &complete);
+      if (!complete) continue;
+      const double objective = reward + moved_reward - UnmetPenalty(counts);
+      if (objective <= outcome.objective + 1e-9) continue;
+      if (UnmetSteps(counts) > std::max(unmet_limit, UnmetSteps(outcome.counts))) continue;
+      outcome.pass.placements[j] = moved;
+      outcome.pass.reward = reward + moved_reward;
+      outcome.counts = std::move(counts);
+      outcome.objective = objective;
+    }
+  }
+
   double UnmetPenalty(const ServiceCounts& counts) const {
     const Scenario& s = *scenario_;
     double penalty = 0;
@@ -617,8 +700,8 @@ class FastPolicy final : public Policy {
       // not at all), drawn in proportion to the reward that costs, goes to an earlier position
       // (ahead of the work that took its place). The others move one job anywhere, biased
       // towards nearby positions.
-      const std::vector<double> lost =
-          (done % 2 == 0) ? LostReward(best, order) : std::vector<double>{};
+      std::vector<double> lost = (done % 2 == 0) ? LostReward(best, order) : std::vector<double>{};
+      if (!lost.empty()) lost.front() = 0;  // the first job cannot move earlier
       const double total_lost = std::accumulate(lost.begin(), lost.end(), 0.0);
       if (total_lost > 0) {
         double pick = total_lost * static_cast<double>(rng() % 1'000'000) / 1e6;
@@ -642,11 +725,11 @@ class FastPolicy final : public Policy {
   }
 
   // Per position of `order`: the reward its job loses in `pass` against starting at its arrival
-  // in its best shape (the whole of that when it is not started); 0 for the first position.
+  // in its best shape (the whole of that when it is not started).
   std::vector<double> LostReward(const PassResult& pass, const std::vector<int>& order) const {
     const Scenario& s = *scenario_;
     std::vector<double> lost(order.size(), 0.0);
-    for (size_t k = 1; k < order.size(); ++k) {
+    for (size_t k = 0; k < order.size(); ++k) {
       const Job& job = s.jobs[order[k]];
       const int arrival = std::max(0, job.arrival_step);
       double ideal = 0;
