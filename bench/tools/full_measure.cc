@@ -4,15 +4,28 @@
 //
 //   full_measure contended --seeds 1-30 --time 60
 //   full_measure large --gpus 4096 --seeds 1-3 --time 60
+//   full_measure quality --seeds 1-200 --time 20 > quality.tsv       # fast mode against full mode
+//   full_measure quality --seeds 1-200 --reuse quality.tsv            # fast mode again, same
+//   optima
 // Columns: the warm start (the better of fast mode and the greedy), full mode's objective and its
 // gain over the warm start, the status, bound and gap it reports, LNS iterations/improvements/
 // proven sub-solves, and the wall and CPU seconds (the CPU figure tells a loaded machine apart).
+// `quality` (issue 4's quality loop) runs fast mode as the CLI does and full mode on contended
+// instances and prints fast mode's objective as a percentage of the proven optimum (of the best
+// bound where full mode proved none), then the distribution. With `--reuse FILE` it takes full
+// mode's results from an earlier quality run's output and runs fast mode only: the optima do not
+// depend on fast mode, so a change to fast mode is judged in seconds.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +33,7 @@
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
+#include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/bound.h"
 #include "ordo/policy/full/decisions.h"
@@ -57,7 +71,12 @@ Scenario LargeScenario(int gpus, uint64_t seed) {
     job.priority = rng.Uniform(1, 10);
     job.arrival_step = rng.Chance(0.3) ? -rng.Uniform(0, 12) : rng.Uniform(0, steps - 1);
     const int draw = rng.Uniform(0, 99);
-    const int size = draw < 30 ? 1 : draw < 55 ? 2 : draw < 75 ? 4 : draw < 92 ? 8 : draw < 98 ? 16 : 32;
+    const int size = draw < 30   ? 1
+                     : draw < 55 ? 2
+                     : draw < 75 ? 4
+                     : draw < 92 ? 8
+                     : draw < 98 ? 16
+                                 : 32;
     job.shapes.push_back({size, rng.Chance(0.7) ? rng.Uniform(1, 12) : rng.Uniform(12, 40)});
     if (rng.Chance(0.2) && size > 1) {
       job.shapes.push_back({size / 2, std::min(2 * job.shapes[0].duration_steps, 80)});
@@ -71,7 +90,8 @@ Scenario LargeScenario(int gpus, uint64_t seed) {
         for (int g = first; g < first + want; ++g) {
           if (used[g]) return;
         }
-        job.running = ordo::RunningPlacement{-rng.Uniform(0, job.shapes[0].duration_steps - 1), first};
+        job.running =
+            ordo::RunningPlacement{-rng.Uniform(0, job.shapes[0].duration_steps - 1), first};
         job.arrival_step = job.running->start_step;
         for (int g = first; g < first + want; ++g) used[g] = 1;
         running_gpus += want;
@@ -124,8 +144,8 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
   fast_options.seed = seed;
   fast_options.time_limit_s = 0.25 * settings.time_limit;  // as full mode runs it
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
-  const double greedy =
-      ordo::ComputeObjective(scenario, full::Realize(scenario, full::GreedyDecisions(scenario), "g"));
+  const double greedy = ordo::ComputeObjective(
+      scenario, full::Realize(scenario, full::GreedyDecisions(scenario), "g"));
   PolicyOptions options;
   options.seed = seed;
   options.time_limit_s = settings.time_limit;
@@ -163,39 +183,188 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
       scenario.jobs.size(), scenario.services.size(),
       stats.columns > settings.max_whole_columns ? ">" : "",
       static_cast<long long>(std::min(stats.columns, settings.max_whole_columns)),
-      static_cast<long long>(stats.nonzeros), stats.whole ? "whole" : "lns", greedy, fast_objective, warm, stats.warm_source.c_str(),
-      plan->metrics.objective, 100.0 * (plan->metrics.objective - warm) / std::max(1.0, std::abs(warm)),
+      static_cast<long long>(stats.nonzeros), stats.whole ? "whole" : "lns", greedy, fast_objective,
+      warm, stats.warm_source.c_str(), plan->metrics.objective,
+      100.0 * (plan->metrics.objective - warm) / std::max(1.0, std::abs(warm)),
       report.status.c_str(), report.best_bound, 100.0 * report.gap, report.nodes,
       stats.lns.iterations, stats.lns.improvements, stats.lns.proven, seconds, cpu, legal ? 1 : 0,
       lp_bound);
   std::fflush(stdout);
 }
 
+/// Full mode's result on one instance, as a quality run prints it (and --reuse reads it back).
+struct FullResult {
+  double objective = NAN;
+  std::string status;
+  double bound = NAN;
+  double gap = NAN;
+  double cpu = NAN;
+  int keeps = -1;  // full mode's plan keeps fast mode's promises (value >= fifo's, unmet <=
+                   // reactive's): 1, 0, or -1 when not known
+};
+
+/// Reads `name\tkey=value...` lines of an earlier quality run: full=, status=, bound=, gap=, cpu=.
+std::map<std::string, FullResult> ReadQuality(const std::string& path) {
+  std::map<std::string, FullResult> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name, field;
+    std::getline(fields, name, '\t');
+    FullResult r;
+    while (std::getline(fields, field, '\t')) {
+      const size_t eq = field.find('=');
+      if (eq == std::string::npos) continue;
+      const std::string key = field.substr(0, eq), value = field.substr(eq + 1);
+      if (key == "full") r.objective = std::atof(value.c_str());
+      if (key == "status") r.status = value;
+      if (key == "bound") r.bound = std::atof(value.c_str());
+      if (key == "gap") r.gap = std::atof(value.c_str());
+      if (key == "fullcpu") r.cpu = std::atof(value.c_str());
+      if (key == "fullkeeps") r.keeps = std::atoi(value.c_str());
+    }
+    if (!std::isnan(r.objective)) out[name] = r;
+  }
+  return out;
+}
+
+struct QualityRow {
+  std::string name;
+  bool proven = false;
+  double percent = NAN;  // fast as % of the optimum (proven) or of the bound
+  int full_keeps = -1;   // as FullResult::keeps
+};
+
+/// Fast mode as the CLI runs it (deterministic: the pass budget, not the clock, bounds it), full
+/// mode under the time limit (or from `reused`), and fast's share of the reference.
+QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Settings& settings,
+                          const std::map<std::string, FullResult>* reused) {
+  using namespace ordo::policy;
+  PolicyOptions fast_options;
+  fast_options.seed = seed;
+  fast_options.time_limit_s = 60;
+  const auto fast_started = std::chrono::steady_clock::now();
+  auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
+  const double fast_ms = 1e3 * Seconds(fast_started);
+  const double fast_objective = fast ? ordo::ComputeObjective(scenario, *fast) : NAN;
+  const bool fast_legal = fast && ordo::CheckPlan(scenario, *fast).empty();
+  FullResult full;
+  if (reused != nullptr) {
+    auto it = reused->find(scenario.name);
+    if (it != reused->end()) full = it->second;
+  } else {
+    PolicyOptions options;
+    options.seed = seed;
+    options.time_limit_s = settings.time_limit;
+    const double cpu_started = CpuSeconds();
+    auto plan = MakeFullPolicy()->Solve(scenario, options);
+    full.cpu = CpuSeconds() - cpu_started;
+    if (plan && ordo::CheckPlan(scenario, *plan).empty()) {
+      full.objective = plan->metrics.objective;
+      full.status = plan->metrics.solver->status;
+      full.bound = plan->metrics.solver->best_bound;
+      full.gap = 100.0 * plan->metrics.solver->gap;
+      auto fifo = MakeFifoPolicy()->Solve(scenario, options);
+      auto reactive = MakeReactivePolicy()->Solve(scenario, options);
+      if (fifo && reactive) {
+        full.keeps =
+            plan->metrics.value >=
+                fifo->metrics.value - 1e-6 * std::max(1.0, fifo->metrics.value) &&
+            plan->metrics.realtime_unmet_gpu_steps <= reactive->metrics.realtime_unmet_gpu_steps;
+      }
+    }
+  }
+  QualityRow row{scenario.name};
+  row.proven = full.status == "optimal";
+  row.full_keeps = full.keeps;
+  // Best known: full mode's plan, or fast mode's when it is better (full mode never returns less
+  // than its own warm start, but that start had a quarter of the time limit).
+  const double best = std::max(full.objective, fast_objective);
+  const double reference = row.proven ? best : full.bound;
+  if (reference > 0) {
+    row.percent = 100.0 * fast_objective / reference;
+  } else if (fast_objective >= reference - 1e-6) {
+    row.percent = 100.0;
+  }
+  std::printf(
+      "%s\tgpus=%d\tsteps=%d\tjobs=%zu\tservices=%zu\tfast=%.2f\t"
+      "full=%.2f\tstatus=%s\t"
+      "bound=%.2f\tgap=%.4f\tpct=%.2f\tfastms=%.1f\tfullcpu=%.1f\tlegal=%d\tfullkeeps=%d\n",
+      scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
+      scenario.jobs.size(), scenario.services.size(), fast_objective, full.objective,
+      full.status.c_str(), full.bound, full.gap, row.percent, fast_ms, full.cpu, fast_legal ? 1 : 0,
+      full.keeps);
+  std::fflush(stdout);
+  return row;
+}
+
+void PrintDistribution(std::vector<QualityRow> rows) {
+  auto report = [](const char* label, std::vector<double> values) {
+    if (values.empty()) return;
+    std::sort(values.begin(), values.end());
+    const auto at_least =
+        std::count_if(values.begin(), values.end(), [](double v) { return v >= 97.0 - 1e-9; });
+    std::printf(
+        "# %s: %zu instances, min %.2f%%, median %.2f%%, mean %.2f%%, >= 97%%: %ld (%.1f%%)\n",
+        label, values.size(), values.front(), values[values.size() / 2],
+        std::accumulate(values.begin(), values.end(), 0.0) / values.size(),
+        static_cast<long>(at_least), 100.0 * at_least / values.size());
+  };
+  std::vector<double> proven, proven_keeping, all;
+  for (const QualityRow& row : rows) {
+    if (std::isnan(row.percent)) continue;
+    all.push_back(row.percent);
+    if (row.proven) proven.push_back(row.percent);
+    if (row.proven && row.full_keeps == 1) proven_keeping.push_back(row.percent);
+  }
+  report("fast / proven optimum", proven);
+  report("fast / proven optimum that keeps fast mode's promises", proven_keeping);
+  report("fast / optimum or best bound", all);
+  std::sort(rows.begin(), rows.end(), [](const QualityRow& a, const QualityRow& b) {
+    return (std::isnan(a.percent) ? -1e300 : a.percent) <
+           (std::isnan(b.percent) ? -1e300 : b.percent);
+  });
+  std::printf("# below 97%%:");
+  for (const QualityRow& row : rows) {
+    if (std::isnan(row.percent) || row.percent < 97.0 - 1e-9) {
+      std::printf(" %s(%s%.1f%%)", row.name.c_str(), row.proven ? "" : "bound ", row.percent);
+    }
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr,
-                 "usage: full_measure contended|large [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
-                 "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
-                 "                    [--whole-share SHARE]\n");
+    std::fprintf(
+        stderr,
+        "usage: full_measure contended|large|quality [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
+        "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
+        "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
   uint64_t first = 1, last = 1;
   Settings settings;
   int gpus = 512;
+  std::string reuse;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--seeds" && i + 1 < argc) {
       const std::string range = argv[++i];
       const size_t dash = range.find('-');
       first = std::strtoull(range.substr(0, dash).c_str(), nullptr, 10);
-      last = dash == std::string::npos ? first : std::strtoull(range.substr(dash + 1).c_str(), nullptr, 10);
+      last = dash == std::string::npos ? first
+                                       : std::strtoull(range.substr(dash + 1).c_str(), nullptr, 10);
     } else if (arg == "--time" && i + 1 < argc) {
       settings.time_limit = std::atof(argv[++i]);
     } else if (arg == "--gpus" && i + 1 < argc) {
       gpus = std::atoi(argv[++i]);
+    } else if (arg == "--reuse" && i + 1 < argc) {
+      reuse = argv[++i];
     } else if (arg == "--lp") {
       settings.lp = true;
     } else if (arg == "--whole-max" && i + 1 < argc) {
@@ -209,9 +378,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  std::map<std::string, FullResult> reused;
+  if (!reuse.empty()) reused = ReadQuality(reuse);
+  std::vector<QualityRow> rows;
   for (uint64_t seed = first; seed <= last; ++seed) {
     Scenario scenario;
-    if (mode == "contended") {
+    if (mode == "contended" || mode == "quality") {
       scenario = ordo::testing::RandomScenario(seed, {.contended = true});
     } else if (mode == "large") {
       scenario = LargeScenario(gpus, seed);
@@ -223,7 +395,12 @@ int main(int argc, char** argv) {
       std::printf("%s\tinvalid\t%s\n", scenario.name.c_str(), valid.error().ToString().c_str());
       continue;
     }
-    Measure(scenario, seed, settings);
+    if (mode == "quality") {
+      rows.push_back(MeasureQuality(scenario, seed, settings, reuse.empty() ? nullptr : &reused));
+    } else {
+      Measure(scenario, seed, settings);
+    }
   }
+  if (mode == "quality") PrintDistribution(std::move(rows));
   return 0;
 }

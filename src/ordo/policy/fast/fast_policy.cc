@@ -9,7 +9,9 @@
 //     earliest start where some shape fits, on the buddy best-fit block (keeps large blocks whole);
 //     among shapes, the one with the most reward (or, in some passes, the earliest finish).
 //  4. Improvement: a few deterministic orders, then seeded perturbations of the best order (move
-//     one job elsewhere in the order), keeping the best pass. The number of passes is fixed by the
+//     one job elsewhere in the order; every other move aimed at a job that lost reward), keeping
+//     the best pass; then a few displacement moves (a job that lost reward takes GPUs a service's
+//     curve held, the services re-planned around it). The number of passes is fixed by the
 //     instance's size, so the same input and seed give the same plan; the time limit only cuts the
 //     schedule short on inputs too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
