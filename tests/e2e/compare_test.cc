@@ -127,8 +127,13 @@ TEST(BoundCommandTest, BoundIsAtLeastEveryPlansObjective) {
       RunOrdo({"compare", file, "--policies", "fifo,reactive,ordo", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json report = nlohmann::json::parse(r.out);  // outlives the loop below
+  // compare's own best bound is at most the LP's, and no plan scores above it.
+  const double best = report["scenarios"][0]["best_bound"].get<double>();
+  EXPECT_LE(best, lp + 1e-6);
   for (const auto& run : report["scenarios"][0]["runs"]) {
-    EXPECT_LE(run["metrics"]["objective"].get<double>(), lp + 1e-6) << run["policy"];
+    EXPECT_LE(run["metrics"]["objective"].get<double>(), best + 1e-6) << run["policy"];
+    // A share only of a positive bound (this scenario's is negative: unmet demand is unavoidable).
+    EXPECT_EQ(run["objective_of_best_bound"].is_null(), best <= 0) << run["policy"];
   }
 }
 

@@ -6,13 +6,14 @@ namespace ordo::report {
 
 std::vector<Column> MetricColumns(bool with_study) {
   std::vector<Column> columns = {
-      {"policy", false},       {"utilization"},    {"allocated"},       {"value"},
-      {"gain vs fifo"},        {"started"},        {"completed"},       {"unmet RT GPU-steps"},
-      {"planning ms"},         {"fragmentation"},  {"shape-mismatch wait"},
+      {"policy", false}, {"utilization"},   {"allocated"},           {"value"},
+      {"gain vs fifo"},  {"started"},       {"completed"},           {"unmet RT GPU-steps"},
+      {"planning ms"},   {"fragmentation"}, {"shape-mismatch wait"}, {"objective"},
+      {"of best bound"},
   };
   if (with_study) {
-    columns.insert(columns.end(), {{"study utilization"}, {"study value"}, {"study gain"},
-                                   {"study latency ms"}});
+    columns.insert(columns.end(),
+                   {{"study utilization"}, {"study value"}, {"study gain"}, {"study latency ms"}});
   }
   return columns;
 }
@@ -21,7 +22,7 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
                                      bool with_study) {
   std::vector<std::string> cells;
   if (!run.plan) {
-    cells = {run.policy + " (failed)", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+    cells = {run.policy + " (failed)", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"};
   } else {
     const Metrics& m = run.metrics;
     std::string name = run.policy;
@@ -36,13 +37,15 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
              std::to_string(m.realtime_unmet_gpu_steps),
              Millis(m.solve_ms),
              Percent(run.wait.fragmentation),
-             run.wait.shape_mismatch_share ? Percent(*run.wait.shape_mismatch_share) : "-"};
+             run.wait.shape_mismatch_share ? Percent(*run.wait.shape_mismatch_share) : "-",
+             Thousands(m.objective),
+             run.of_bound ? Percent(*run.of_bound) : "-"};
   }
   if (with_study) {
     const std::optional<StudyFigures>& study = result.study;
     if (study && run.policy == "fifo") {
-      cells.insert(cells.end(), {Percent(study->fifo_utilization), Thousands(study->fifo_value),
-                                 "", ""});
+      cells.insert(cells.end(),
+                   {Percent(study->fifo_utilization), Thousands(study->fifo_value), "", ""});
     } else if (study && run.policy == "ordo") {
       cells.insert(cells.end(),
                    {Percent(study->allocator_utilization), Thousands(study->allocator_value),
@@ -58,8 +61,9 @@ std::string ScenarioSummary(const Scenario& s) {
   std::string nodes;
   for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
     const NodeGroup& group = s.cluster.groups[g];
-    nodes += (g ? " + " : "") + std::to_string(group.nodes) + (group.nodes == 1 ? " node" : " nodes") +
-             " x " + std::to_string(group.gpus_per_node) + " " + group.gpu_type;
+    nodes += (g ? " + " : "") + std::to_string(group.nodes) +
+             (group.nodes == 1 ? " node" : " nodes") + " x " + std::to_string(group.gpus_per_node) +
+             " " + group.gpu_type;
   }
   return std::to_string(s.cluster.total_gpus()) + " GPUs (" + nodes + "), " +
          std::to_string(s.horizon_steps) + " steps of " + std::to_string(s.step_minutes) +

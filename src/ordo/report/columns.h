@@ -1,4 +1,5 @@
-// The metric columns every table shows, in one place so the terminal table, Markdown and HTML agree.
+// The metric columns every table shows, in one place so the terminal table, Markdown and HTML
+// agree.
 #pragma once
 
 #include <string>
@@ -14,7 +15,8 @@ struct Column {
 };
 
 /// policy, utilization, allocated, value, gain vs fifo, started, completed, unmet RT, planning ms,
-/// fragmentation, shape-mismatch wait — and, with `with_study`, the study's four figures.
+/// fragmentation, shape-mismatch wait, objective, objective as a share of the best bound known —
+/// and, with `with_study`, the study's four figures.
 std::vector<Column> MetricColumns(bool with_study);
 
 /// The cells of one run, matching MetricColumns. A failed run shows "failed" and dashes; an illegal

@@ -1,6 +1,7 @@
 #include "ordo/report/comparison.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 
@@ -71,8 +72,8 @@ Result<Comparison> RunComparison(std::vector<ScenarioInput> inputs, const Policy
   }
   // Every policy is created up front so an unknown name fails before any work is done.
   std::vector<std::string> to_run = comparison.policies;
-  const bool fifo_known = std::find(registry.names().begin(), registry.names().end(), kFifo) !=
-                          registry.names().end();
+  const bool fifo_known =
+      std::find(registry.names().begin(), registry.names().end(), kFifo) != registry.names().end();
   const bool fifo_hidden =
       fifo_known && std::find(to_run.begin(), to_run.end(), kFifo) == to_run.end();
   if (fifo_hidden) to_run.emplace_back(kFifo);
@@ -100,6 +101,23 @@ Result<Comparison> RunComparison(std::vector<ScenarioInput> inputs, const Policy
     for (PolicyRun& run : result.runs) {
       if (run.ok() && result.fifo_value && *result.fifo_value > 0) {
         run.value_gain = (run.metrics.value - *result.fifo_value) / *result.fifo_value;
+      }
+    }
+    // The best bound known: every upper bound holds for every plan, so the lowest is the best.
+    const auto offer = [&result](double bound, const char* source) {
+      if (!std::isfinite(bound) || (result.best_bound && *result.best_bound <= bound)) return;
+      result.best_bound = bound;
+      result.bound_source = source;
+    };
+    if (options.bound) {
+      if (Result<double> lp = options.bound(input.scenario)) offer(*lp, "LP relaxation");
+    }
+    for (const PolicyRun& run : result.runs) {
+      if (run.ok() && run.metrics.solver) offer(run.metrics.solver->best_bound, "ordo-full");
+    }
+    for (PolicyRun& run : result.runs) {
+      if (run.ok() && result.best_bound && *result.best_bound > 0) {
+        run.of_bound = run.metrics.objective / *result.best_bound;
       }
     }
     result.scenario = std::move(input.scenario);

@@ -37,6 +37,8 @@ struct PolicyRun {
   std::vector<Violation> violations;
   /// (value - fifo's value) / fifo's value; empty without fifo or when fifo's value is not > 0.
   std::optional<double> value_gain;
+  /// objective / the scenario's best known bound; empty without a positive bound.
+  std::optional<double> of_bound;
   /// False for a fifo run made only as the denominator of the gains (not asked for by the user).
   bool shown = true;
 
@@ -49,6 +51,11 @@ struct ScenarioResult {
   std::vector<PolicyRun> runs;  // the policies in the order asked, then a hidden fifo if needed
   std::optional<double> fifo_value;
   std::optional<StudyFigures> study;
+  /// The lowest upper bound on the planning objective known: the LP relaxation's (when
+  /// CompareOptions::bound is set) or one a solver proved (ordo-full's best_bound), and where
+  /// it came from ("LP relaxation", "ordo-full").
+  std::optional<double> best_bound;
+  std::string bound_source;
 
   /// The run of `policy`, or nullptr.
   [[nodiscard]] const PolicyRun* Find(std::string_view policy) const;
@@ -67,6 +74,9 @@ struct CompareOptions {
   std::vector<std::string> policies;
   /// Applies to every policy; empty means DefaultTimeLimitSeconds(name) for each.
   std::optional<double> time_limit_s;
+  /// An upper bound on a scenario's planning objective (the CLI passes the LP relaxation); may be
+  /// empty. A bound that fails is left out (the solver's own bound, if any, is used).
+  std::function<Result<double>(const Scenario&)> bound;
   /// Called before each run (for progress output at the edge); may be empty.
   std::function<void(const ScenarioInput&, const std::string& policy)> on_run;
 };

@@ -36,6 +36,7 @@ nlohmann::json RunJson(const PolicyRun& run) {
     j["metrics"]["gap"] = m.solver->gap;
   }
   j["value_gain_over_fifo"] = Optional(run.value_gain);
+  j["objective_of_best_bound"] = Optional(run.of_bound);
   j["fragmentation"] = run.wait.fragmentation;
   j["fragmented_gpu_steps"] = run.wait.fragmented_gpu_steps;
   j["waiting_job_steps"] = run.wait.waiting_job_steps;
@@ -64,6 +65,8 @@ std::string RenderJson(const Comparison& comparison) {
     js["jobs"] = s.scenario.jobs.size();
     js["services"] = s.scenario.services.size();
     js["fifo_value"] = Optional(s.fifo_value);
+    js["best_bound"] = Optional(s.best_bound);
+    js["bound_source"] = s.best_bound ? nlohmann::json(s.bound_source) : nlohmann::json(nullptr);
     if (s.study) {
       js["study"] = {{"label", s.study->label},
                      {"fifo_utilization", s.study->fifo_utilization},

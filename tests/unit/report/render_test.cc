@@ -1,5 +1,7 @@
 // The comparison and its renderings: gains over fifo, problems, and the HTML's promises (one chart
 // per scenario and policy, nothing fetched from the network).
+#include "ordo/report/render.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,7 +9,6 @@
 #include "ordo/policy/registry.h"
 #include "ordo/report/comparison.h"
 #include "ordo/report/format.h"
-#include "ordo/report/render.h"
 #include "tests/support/builders.h"
 
 namespace ordo::report {
@@ -33,7 +34,8 @@ Scenario Small(std::string name) {
 }
 
 Comparison Compare(std::vector<std::string> policies) {
-  std::vector<ScenarioInput> inputs = {{"a.json", Small("mixed-control")}, {"b.json", Small("other")}};
+  std::vector<ScenarioInput> inputs = {{"a.json", Small("mixed-control")},
+                                       {"b.json", Small("other")}};
   CompareOptions options;
   options.policies = std::move(policies);
   Result<Comparison> c = RunComparison(std::move(inputs), MakeInTreeRegistry(), options);
@@ -50,7 +52,8 @@ TEST(ComparisonTest, GainsAreOverFifoAndEveryPlanIsChecked) {
     ASSERT_TRUE(s.fifo_value.has_value());
     EXPECT_DOUBLE_EQ(s.Find("fifo")->value_gain.value(), 0.0);
     const PolicyRun* ordo = s.Find("ordo");
-    EXPECT_DOUBLE_EQ(ordo->value_gain.value(), (ordo->metrics.value - *s.fifo_value) / *s.fifo_value);
+    EXPECT_DOUBLE_EQ(ordo->value_gain.value(),
+                     (ordo->metrics.value - *s.fifo_value) / *s.fifo_value);
   }
   EXPECT_TRUE(c.scenarios[0].study.has_value());  // "mixed-control" re-creates the study
   EXPECT_FALSE(c.scenarios[1].study.has_value());
@@ -63,6 +66,34 @@ TEST(ComparisonTest, FifoRunsHiddenWhenNotAskedFor) {
   EXPECT_FALSE(c.scenarios[0].Find("fifo")->shown);
   EXPECT_TRUE(c.scenarios[0].Find("ordo")->value_gain.has_value());
   EXPECT_EQ(Count(RenderHtml(c), "<svg"), 2u);  // one scenario x policy each, fifo not shown
+}
+
+// The best bound is the lowest offered (an LP bound, a solver's proof); objectives are shown as a
+// share of it, and a bound that fails leaves the share out rather than inventing one.
+TEST(ComparisonTest, ObjectivesAsAShareOfTheBestBound) {
+  CompareOptions options;
+  options.policies = {"fifo", "ordo"};
+  options.bound = [](const Scenario&) -> Result<double> { return 1000.0; };
+  Result<Comparison> c = RunComparison({{"a.json", Small("a")}}, MakeInTreeRegistry(), options);
+  ASSERT_TRUE(c.has_value());
+  const ScenarioResult& s = c->scenarios[0];
+  ASSERT_TRUE(s.best_bound.has_value());
+  EXPECT_DOUBLE_EQ(*s.best_bound, 1000.0);
+  EXPECT_EQ(s.bound_source, "LP relaxation");
+  for (const PolicyRun& run : s.runs) {
+    ASSERT_TRUE(run.of_bound.has_value()) << run.policy;
+    EXPECT_DOUBLE_EQ(*run.of_bound, run.metrics.objective / 1000.0);
+  }
+  EXPECT_NE(RenderMarkdown(*c).find("of best bound"), std::string::npos);
+  EXPECT_NE(RenderJson(*c).find("\"objective_of_best_bound\""), std::string::npos);
+
+  options.bound = [](const Scenario&) -> Result<double> {
+    return Fail(Error{ErrorCode::kUnavailable, "", "no solver"});
+  };
+  c = RunComparison({{"a.json", Small("a")}}, MakeInTreeRegistry(), options);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_FALSE(c->scenarios[0].best_bound.has_value());
+  EXPECT_FALSE(c->scenarios[0].Find("ordo")->of_bound.has_value());
 }
 
 TEST(ComparisonTest, UnknownPolicyIsAnError) {
