@@ -102,7 +102,7 @@ class FastPolicy final : public Policy {
 
     // Service variants (how much the services' curves give way to batch work): each is tried
     // with a short schedule, then the best one gets the rest of the pass budget.
-    const auto variants = ServiceVariants(candidates);
+    const auto variants = ServiceVariants(free, candidates);
     const int budget = PassBudget(candidates.size());
     constexpr int kTrialPasses = 2;
     size_t chosen = 0;
@@ -312,7 +312,7 @@ class FastPolicy final : public Policy {
                                             long long unmet) const {
     const Scenario& s = *scenario_;
     std::vector<int> caps(s.services.size(), -1);
-    ServiceCounts counts = PlanServiceCounts(s, free, {}, {}, caps);
+    ServiceCounts counts = PlanServiceCounts(s, free, {.cap = caps});
     if (UnmetSteps(counts) > unmet) return std::nullopt;
     std::vector<int> order(s.services.size());
     std::iota(order.begin(), order.end(), 0);
@@ -324,7 +324,7 @@ class FastPolicy final : public Policy {
       while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
         caps[i] = mid;
-        ServiceCounts trial = PlanServiceCounts(s, free, {}, {}, caps);
+        ServiceCounts trial = PlanServiceCounts(s, free, {.cap = caps});
         if (UnmetSteps(trial) <= unmet) {
           hi = mid;
           counts = std::move(trial);
@@ -334,7 +334,7 @@ class FastPolicy final : public Policy {
       }
       caps[i] = hi;
     }
-    counts = PlanServiceCounts(s, free, {}, {}, caps);
+    counts = PlanServiceCounts(s, free, {.cap = caps});
     if (UnmetSteps(counts) > unmet) return std::nullopt;
     return counts;
   }
@@ -368,7 +368,7 @@ class FastPolicy final : public Policy {
     std::optional<ServiceCounts> best;
     for (int k = 0; k < 12; ++k) {
       const double mid = k == 0 ? hi : 0.5 * (lo + hi);
-      ServiceCounts counts = PlanServiceCounts(s, free, {}, {}, {}, {}, Prices(mid));
+      ServiceCounts counts = PlanServiceCounts(s, free, {.price = Prices(mid)});
       if (UnmetSteps(counts) <= unmet) {
         best = std::move(counts);
         if (k == 0) break;
@@ -446,7 +446,7 @@ class FastPolicy final : public Policy {
       }
     }
     bool complete = true;
-    const ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, {}, &complete);
+    const ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
     if (!complete) return std::nullopt;
     ReserveCounts(counts, grid);
     std::vector<int> order;
@@ -466,17 +466,19 @@ class FastPolicy final : public Policy {
 
   // How much the services give way to batch work; the first variant is "services first".
   struct ServiceVariant {
-    std::vector<char> after;    // services planned only after the batch work (floors before)
-    std::vector<int> cap;       // per service: most GPUs it may hold (empty: no cap)
-    std::vector<double> avoid;  // per group: batch work bound to it (empty: plain best fit)
+    std::vector<char> after;  // services planned only after the batch work (floors before)
+    CurveOptions curves;      // how the services are planned before it (floor_only = after)
   };
 
   // The variants: services first; services capped at the same quantile (50%, 75%, 90%) of their
   // own demand, which leaves a steady block of capacity to long rigid jobs, as a peak reservation
-  // would, without its idle troughs; and, when some service's worth per GPU-step (M x priority,
-  // the penalty avoided) is below a waiting job's priority, those services after the batch work.
+  // would, without its idle troughs; when some service's worth per GPU-step (M x priority, the
+  // penalty avoided) is below a waiting job's priority, those services after the batch work;
+  // services packed away from the groups type-bound jobs need; and, with several services, the
+  // churn-limited ones' curves first where their demand exceeds the GPUs free of running jobs.
   // Each variant is judged by the planning objective, never by a rule of thumb.
-  std::vector<ServiceVariant> ServiceVariants(const std::vector<int>& candidates) const {
+  std::vector<ServiceVariant> ServiceVariants(const std::vector<std::vector<int>>& free,
+                                              const std::vector<int>& candidates) const {
     const Scenario& s = *scenario_;
     std::vector<ServiceVariant> variants(1);
     if (s.services.empty() || candidates.empty()) return variants;
@@ -486,9 +488,9 @@ class FastPolicy final : public Policy {
         std::vector<int> demand = service.demand;
         std::sort(demand.begin(), demand.end());
         const size_t k = std::min(demand.size() - 1, static_cast<size_t>(quantile * demand.size()));
-        variant.cap.push_back(demand[k]);
+        variant.curves.cap.push_back(demand[k]);
       }
-      if (variants.size() == 1 || variants.back().cap != variant.cap) {
+      if (variants.size() == 1 || variants.back().curves.cap != variant.curves.cap) {
         variants.push_back(std::move(variant));
       }
     }
@@ -502,7 +504,7 @@ class FastPolicy final : public Policy {
         any = true;
       }
     }
-    if (any) variants.push_back(ServiceVariant{std::move(after), {}, {}});
+    if (any) variants.push_back(ServiceVariant{after, {.floor_only = after}});
     // Services packed away from the groups that type-bound batch work needs: best fit alone puts
     // a service into the smallest group that takes it, which may be the only group a waiting
     // job can use. The worth of each job that matches only some of the groups is spread over them.
@@ -523,7 +525,20 @@ class FastPolicy final : public Policy {
       }
       bound = true;
     }
-    if (bound) variants.push_back(ServiceVariant{{}, {}, std::move(avoid)});
+    if (bound) variants.push_back(ServiceVariant{{}, {.avoid = std::move(avoid)}});
+    // The churn-limited services' curves first where several services compete: planned by
+    // priority, a service may take the GPUs another needed to start its ramp in time.
+    const auto limited = std::count_if(s.services.begin(), s.services.end(), [](const Service& x) {
+      return x.max_change_per_step.has_value();
+    });
+    bool compete = false;  // the services' demand exceeds what the running jobs leave somewhere
+    for (int t = 0; t < s.horizon_steps && s.services.size() > 1 && !compete; ++t) {
+      int demand = 0, room = 0;
+      for (const Service& service : s.services) demand += service.demand[t];
+      for (const auto& per_group : free) room += per_group[t];
+      compete = demand > room;
+    }
+    if (compete && limited > 0) variants.push_back(ServiceVariant{{}, {.tightest_first = true}});
     return variants;
   }
 
@@ -535,7 +550,7 @@ class FastPolicy final : public Policy {
     const Scenario& s = *scenario_;
     const std::vector<char>& after = variant.after;
     Outcome outcome;
-    outcome.counts = PlanServiceCounts(s, free, {}, after, variant.cap, variant.avoid);
+    outcome.counts = PlanServiceCounts(s, free, variant.curves);
     BlockGrid base = pinned;
     for (size_t g = 0; g < free.size(); ++g) {
       for (int t = 0; t < s.horizon_steps; ++t) {
@@ -564,7 +579,7 @@ class FastPolicy final : public Policy {
           for (int t = 0; t < s.horizon_steps; ++t) left[g][t] -= outcome.counts[i][g][t];
         }
       }
-      ServiceCounts later = PlanServiceCounts(s, left, after, {});
+      ServiceCounts later = PlanServiceCounts(s, left, {.include = after});
       for (size_t i = 0; i < s.services.size(); ++i) {
         if (after[i]) outcome.counts[i] = std::move(later[i]);
       }
@@ -630,7 +645,7 @@ class FastPolicy final : public Policy {
       if (moved.shape < 0) continue;
       take(j, moved);
       bool complete = true;
-      ServiceCounts counts = PlanServiceCounts(s, left, {}, {}, {}, {}, {}, &complete);
+      ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
       if (!complete) continue;
       const double objective = reward + moved_reward - UnmetPenalty(counts);
       if (objective <= outcome.objective + 1e-9) continue;

@@ -16,16 +16,15 @@ constexpr long long kNoLimit = std::numeric_limits<int>::max();
 class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
-               const std::vector<char>& include, const std::vector<char>& floor_only,
-               const std::vector<int>& cap, const std::vector<double>& avoid,
-               const std::vector<double>& price, bool* complete)
+               const CurveOptions& options, bool* complete)
       : s_(s),
         complete_(complete),
-        cap_(cap),
-        avoid_(avoid),
-        price_(price),
-        include_(include),
-        floor_only_(floor_only),
+        cap_(options.cap),
+        avoid_(options.avoid),
+        price_(options.price),
+        include_(options.include),
+        floor_only_(options.floor_only),
+        tightest_first_(options.tightest_first),
         remaining_(free),
         counts_(s.services.size(),
                 std::vector<std::vector<int>>(s.cluster.groups.size(),
@@ -71,6 +70,18 @@ class CountPlanner {
       }
       return a < b;
     });
+    if (tightest_first_) {
+      // Churn limit over peak demand, smallest first (no limit: last); priority breaks ties.
+      auto tightness = [&](int i) {
+        const Service& service = s_.services[i];
+        const int peak = *std::max_element(service.demand.begin(), service.demand.end());
+        return service.max_change_per_step
+                   ? static_cast<double>(*service.max_change_per_step) / std::max(1, peak)
+                   : std::numeric_limits<double>::infinity();
+      };
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return tightness(a) < tightness(b); });
+    }
     for (int i : order) {
       if (floor_only_.empty() || !floor_only_[i]) PlanCurve(i);
     }
@@ -195,6 +206,7 @@ class CountPlanner {
   const std::vector<double>& price_;  // per step: cost of a held GPU (empty: cover all demand)
   const std::vector<char>& include_;
   const std::vector<char>& floor_only_;
+  bool tightest_first_;
   std::vector<std::vector<int>> remaining_;
   std::vector<std::vector<int>> matching_;
   std::vector<int> competition_;  // per group: how many services may use it
@@ -204,11 +216,8 @@ class CountPlanner {
 }  // namespace
 
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
-                                const std::vector<char>& include,
-                                const std::vector<char>& floor_only, const std::vector<int>& cap,
-                                const std::vector<double>& avoid, const std::vector<double>& price,
-                                bool* complete) {
-  return CountPlanner(scenario, free, include, floor_only, cap, avoid, price, complete).Run();
+                                const CurveOptions& options, bool* complete) {
+  return CountPlanner(scenario, free, options, complete).Run();
 }
 
 void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,
