@@ -36,10 +36,12 @@ std::vector<int> Counts(const ServiceAllocation& a) {
 }
 
 TEST(FastPolicyTest, ServiceRampsUpAheadOfItsPeakWithinTheChurnLimit) {
-  const Scenario s = ScenarioBuilder("ramp").Steps(6).Group("a", 1, 8)
-                         .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 6, 6, 2})
-                                      .Churn(2).Current(2))
-                         .Build();
+  const Scenario s =
+      ScenarioBuilder("ramp")
+          .Steps(6)
+          .Group("a", 1, 8)
+          .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 6, 6, 2}).Churn(2).Current(2))
+          .Build();
   const Plan plan = SolveFast(s);
   EXPECT_EQ(Counts(*FindService(plan, "chat")), (std::vector<int>{2, 2, 4, 6, 6, 4}));
   EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
@@ -47,7 +49,9 @@ TEST(FastPolicyTest, ServiceRampsUpAheadOfItsPeakWithinTheChurnLimit) {
 
 TEST(FastPolicyTest, ServiceCurveNotPeakReservationLeavesTroughsToBatch) {
   // FIFO would reserve the peak (6) all day; fast mode gives the trough to the 4-GPU job.
-  const Scenario s = ScenarioBuilder("trough").Steps(8).Group("a", 1, 8)
+  const Scenario s = ScenarioBuilder("trough")
+                         .Steps(8)
+                         .Group("a", 1, 8)
                          .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 2, 6, 6, 6, 6}))
                          .Job(MakeJob("batch").Gpus(4).Duration(4).Priority(3))
                          .Build();
@@ -58,7 +62,9 @@ TEST(FastPolicyTest, ServiceCurveNotPeakReservationLeavesTroughsToBatch) {
 }
 
 TEST(FastPolicyTest, ShortfallFallsOnTheLowestPriorityService) {
-  const Scenario s = ScenarioBuilder("short").Steps(2).Group("a", 1, 4)
+  const Scenario s = ScenarioBuilder("short")
+                         .Steps(2)
+                         .Group("a", 1, 4)
                          .Service(MakeService("low").Priority(1).Demand({3, 3}))
                          .Service(MakeService("high").Priority(9).Demand({3, 3}))
                          .Build();
@@ -67,10 +73,46 @@ TEST(FastPolicyTest, ShortfallFallsOnTheLowestPriorityService) {
   EXPECT_EQ(Counts(*FindService(plan, "low")), (std::vector<int>{1, 1}));
 }
 
+TEST(FastPolicyTest, ServiceKeepsOutOfTheOnlyGroupATypeBoundJobCanUse) {
+  // Best fit alone would put the 4-GPU service on the 4-GPU L4 node (it fits exactly), and so
+  // would every baseline (the L4 group comes first); the job can run only there. The pack-away
+  // variant, or a displacement move, gives it the node and the service the A100s.
+  const Scenario s = ScenarioBuilder("pack-away")
+                         .Steps(6)
+                         .Group("l4", 1, 4, "L4", 24)
+                         .Group("a100", 1, 8, "A100", 80)
+                         .Service(MakeService("chat").Priority(10).Demand({4, 4, 4, 4, 4, 4}))
+                         .Job(MakeJob("l4-job").Gpus(4).Duration(6).Priority(5).GpuType("L4"))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  ASSERT_TRUE(FindJob(plan, "l4-job")->started());
+  EXPECT_EQ(*FindJob(plan, "l4-job")->start_step, 0);
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
+}
+
+TEST(FastPolicyTest, AValuableJobTakesTheGpusOfAServicesRampWhenThatIsWorthMore) {
+  // Serving the step-3 peak in full needs 2 GPUs held at step 2 (churn 2), which keeps the 4-GPU
+  // job out of steps 0-2 altogether. The job earns more than the 2 unmet GPU-steps cost (M = 8),
+  // and reactive leaves the same 2 unmet, so the promise allows it.
+  const Scenario s =
+      ScenarioBuilder("ramp-trade")
+          .Steps(4)
+          .Group("a", 1, 4)
+          .Service(MakeService("chat").Priority(1).Demand({0, 0, 0, 4}).Churn(2).Current(0))
+          .Job(MakeJob("big").Gpus(4).Duration(3).Priority(10))
+          .Build();
+  const Plan plan = SolveFast(s);
+  ASSERT_TRUE(FindJob(plan, "big")->started());
+  EXPECT_EQ(*FindJob(plan, "big")->start_step, 0);
+  EXPECT_EQ(Counts(*FindService(plan, "chat")), (std::vector<int>{0, 0, 0, 2}));
+}
+
 TEST(FastPolicyTest, HighPriorityArrivingLaterIsNotBlockedByLowPriorityWork) {
   // FIFO starts "low" (8 GPUs, 10 steps) at 0 and "high" waits until 10. Fast mode plans the
   // horizon: "high" runs at its arrival (2), "low" where it does not block it.
-  const Scenario s = ScenarioBuilder("order").Steps(12).Group("a", 1, 8)
+  const Scenario s = ScenarioBuilder("order")
+                         .Steps(12)
+                         .Group("a", 1, 8)
                          .Job(MakeJob("low").Gpus(8).Duration(10).Priority(1))
                          .Job(MakeJob("high").Gpus(8).Duration(4).Priority(10).Arrival(2))
                          .Build();
@@ -79,7 +121,9 @@ TEST(FastPolicyTest, HighPriorityArrivingLaterIsNotBlockedByLowPriorityWork) {
 }
 
 TEST(FastPolicyTest, RunningJobsStayWhereTheyAre) {
-  const Scenario s = ScenarioBuilder("run").Steps(6).Group("a", 1, 8)
+  const Scenario s = ScenarioBuilder("run")
+                         .Steps(6)
+                         .Group("a", 1, 8)
                          .Job(MakeJob("r").Gpus(4).Duration(5).Priority(1).Running(-2, 4))
                          .Job(MakeJob("n").Gpus(4).Duration(2).Priority(5))
                          .Build();
@@ -90,16 +134,19 @@ TEST(FastPolicyTest, RunningJobsStayWhereTheyAre) {
 }
 
 TEST(FastPolicyTest, PicksTheShapeWithMoreReward) {
-  const Scenario s =
-      ScenarioBuilder("shapes").Steps(4).Group("a", 1, 8)
-          .Job(MakeJob("q").Shapes({{1, 2}, {8, 4}}).Priority(2))
-          .Build();
+  const Scenario s = ScenarioBuilder("shapes")
+                         .Steps(4)
+                         .Group("a", 1, 8)
+                         .Job(MakeJob("q").Shapes({{1, 2}, {8, 4}}).Priority(2))
+                         .Build();
   const Plan plan = SolveFast(s);
   EXPECT_EQ(FindJob(plan, "q")->gpus, 8);
 }
 
 TEST(FastPolicyTest, ExplainsWhyAJobWaits) {
-  const Scenario s = ScenarioBuilder("why").Steps(10).Group("a", 1, 8)
+  const Scenario s = ScenarioBuilder("why")
+                         .Steps(10)
+                         .Group("a", 1, 8)
                          .Job(MakeJob("big").Gpus(8).Duration(5).Priority(9))
                          .Job(MakeJob("small").Gpus(4).Duration(2).Priority(1))
                          .Job(MakeJob("later").Gpus(1).Duration(1).Priority(1).Arrival(7))
