@@ -1,6 +1,7 @@
 #include "ordo/policy/common/explain.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -8,6 +9,13 @@
 
 namespace ordo::policy {
 namespace {
+
+// "3", "2.5": priorities are numbers; whole ones read best without decimals.
+std::string PriorityText(double priority) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", priority);
+  return text;
+}
 
 constexpr int kFree = -1;
 
@@ -150,7 +158,7 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan) {
         e.reason = WaitReason::kBlockedByJob;
         e.blocking_id = s.jobs[best_job_holder].id;
         e.message = "waits for a block of " + size + " held by " + holder_name(best_job_holder) +
-                    " (priority " + std::to_string(s.jobs[best_job_holder].priority).substr(0, 6) +
+                    " (priority " + PriorityText(s.jobs[best_job_holder].priority) +
                     ") until step " + std::to_string(best_release) + planned;
       }
     }
