@@ -23,6 +23,7 @@
 #include "ordo/forecast/demand_forecaster.h"
 #include "ordo/forecast/quantization_forecaster.h"
 #include "ordo/forecast/stats.h"
+#include "ordo/forecast/time_series.h"
 #include "ordo/forecast/training_forecaster.h"
 
 namespace {
@@ -41,34 +42,6 @@ struct Table {
   }
 };
 
-std::vector<std::string> SplitCsv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 // Reads a CSV (gzip-compressed when the name ends in .gz, through `gzip -dc`).
 bool ReadTable(const std::string& path, Table& table) {
   const bool gz = path.size() > 3 && path.substr(path.size() - 3) == ".gz";
@@ -78,12 +51,13 @@ bool ReadTable(const std::string& path, Table& table) {
   bool first = true;
   int c = 0;
   auto flush = [&] {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF files
     if (line.empty()) return;
     if (first) {
-      table.header = SplitCsv(line);
+      table.header = ordo::forecast::SplitCsvLine(line);
       first = false;
     } else {
-      table.rows.push_back(SplitCsv(line));
+      table.rows.push_back(ordo::forecast::SplitCsvLine(line));
     }
     line.clear();
   };

@@ -180,9 +180,6 @@ std::string FormatTimestamp(double time_s) {
   return buf;
 }
 
-namespace {
-
-// Splits one CSV line; fields may be quoted with "" escaping a quote inside.
 std::vector<std::string> SplitCsvLine(std::string_view line) {
   std::vector<std::string> out;
   std::string cur;
@@ -210,6 +207,8 @@ std::vector<std::string> SplitCsvLine(std::string_view line) {
   out.push_back(std::move(cur));
   return out;
 }
+
+namespace {
 
 std::string Lower(std::string_view s) {
   std::string out(Trim(s));

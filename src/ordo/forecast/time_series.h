@@ -28,6 +28,9 @@ std::string FormatTimestamp(double time_s);
 /// A finite number from the whole of `text` (surrounding blanks allowed); `field` names it.
 [[nodiscard]] Result<double> ParseNumber(std::string_view text, const std::string& field);
 
+/// The fields of one CSV line; a field may be quoted, with "" for a quote inside it.
+std::vector<std::string> SplitCsvLine(std::string_view line);
+
 /// Parses CSV text with a header naming a `time` column and a `rate` column (other columns are
 /// ignored; names are matched without regard to case or surrounding blanks). Rows must have
 /// strictly increasing times. Errors: missing column (field `time`/`rate`), a row too short, a
