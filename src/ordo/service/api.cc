@@ -137,21 +137,29 @@ void HttpServer::Routes() {
   httplib::Server& s = *server_;
   Engine* engine = &engine_;  // captured by value: the routes outlive this function
 
+  // The caller's principal from its bearer token; without one, the 401 is already written.
+  auto authenticate = [this](const Request& req, Response& res) -> std::optional<Principal> {
+    const std::optional<std::string> token = BearerToken(req);
+    std::optional<Principal> principal =
+        token ? engine_.config().Authenticate(*token) : std::nullopt;
+    if (!principal) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      WriteJson(res, 401,
+                ErrorJson(Error{ErrorCode::kInvalidInput, "Authorization",
+                                token ? "unknown bearer token" : "missing bearer token"}));
+    }
+    return principal;
+  };
+
   // Every API route: authenticate, run, answer JSON, count and log.
-  auto api = [this](std::string route, int ok_status, RouteFn fn) -> httplib::Server::Handler {
-    return [this, route = std::move(route), ok_status, fn = std::move(fn)](const Request& req,
-                                                                           Response& res) {
+  auto api = [this, authenticate](std::string route, int ok_status,
+                                  RouteFn fn) -> httplib::Server::Handler {
+    return [this, authenticate, route = std::move(route), ok_status, fn = std::move(fn)](
+               const Request& req, Response& res) {
       const auto start = std::chrono::steady_clock::now();
       std::string who = "-";
-      const std::optional<std::string> token = BearerToken(req);
-      const std::optional<Principal> principal =
-          token ? engine_.config().Authenticate(*token) : std::nullopt;
-      if (!principal) {
-        res.set_header("WWW-Authenticate", "Bearer");
-        WriteJson(res, 401,
-                  ErrorJson(Error{ErrorCode::kInvalidInput, "Authorization",
-                                  token ? "unknown bearer token" : "missing bearer token"}));
-      } else {
+      const std::optional<Principal> principal = authenticate(req, res);
+      if (principal) {
         who = principal->name;
         ApiResult<Json> result = [&]() -> ApiResult<Json> {
           try {
@@ -202,17 +210,9 @@ void HttpServer::Routes() {
         }));
 
   // Metrics are text, not JSON: answered here with the same authentication.
-  s.Get("/metrics", [this](const Request& req, Response& res) {
-    const std::optional<std::string> token = BearerToken(req);
-    const std::optional<Principal> principal =
-        token ? engine_.config().Authenticate(*token) : std::nullopt;
-    if (!principal) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      WriteJson(res, 401,
-                ErrorJson(Error{ErrorCode::kInvalidInput, "Authorization",
-                                token ? "unknown bearer token" : "missing bearer token"}));
-      return;
-    }
+  s.Get("/metrics", [this, authenticate](const Request& req, Response& res) {
+    const std::optional<Principal> principal = authenticate(req, res);
+    if (!principal) return;
     if (!principal->admin) {
       WriteJson(res, 403,
                 ErrorJson(Error{ErrorCode::kInvalidInput, "",
