@@ -358,16 +358,7 @@ Result<void> DemandForecaster::Fit(std::span<const RatePoint> history) {
   }
   next.hours_.assign(static_cast<std::size_t>(span), 0.0);
   next.counts_.assign(static_cast<std::size_t>(span), 0);
-  for (const RatePoint& pt : points) {
-    const auto i = static_cast<std::size_t>(static_cast<int64_t>(std::floor(pt.time_s / 3600)) -
-                                            next.first_hour_);
-    next.hours_[i] += pt.rate;
-    next.counts_[i] += 1;
-  }
-  for (std::size_t i = 0; i < next.hours_.size(); ++i) {
-    next.hours_[i] = next.counts_[i] > 0 ? next.hours_[i] / next.counts_[i] : kNaN;
-  }
-  next.last_time_s_ = points.back().time_s;
+  next.AddPointsAsHourMeans(points);
   if (auto ok = next.FitHours(); !ok) return ok;
   *this = std::move(next);
   return {};
@@ -391,19 +382,23 @@ Result<void> DemandForecaster::Refit(std::span<const RatePoint> observations) {
   const auto span = static_cast<std::size_t>(last_hour - next.first_hour_ + 1);
   next.hours_.resize(span, 0.0);
   next.counts_.resize(span, 0);
-  for (const RatePoint& pt : points) {
-    const auto i = static_cast<std::size_t>(static_cast<int64_t>(std::floor(pt.time_s / 3600)) -
-                                            next.first_hour_);
-    next.hours_[i] += pt.rate;
-    next.counts_[i] += 1;
-  }
-  for (std::size_t i = 0; i < next.hours_.size(); ++i) {
-    next.hours_[i] = next.counts_[i] > 0 ? next.hours_[i] / next.counts_[i] : kNaN;
-  }
-  next.last_time_s_ = points.back().time_s;
+  next.AddPointsAsHourMeans(points);
   if (auto ok = next.FitHours(); !ok) return ok;
   *this = std::move(next);
   return {};
+}
+
+void DemandForecaster::AddPointsAsHourMeans(std::span<const RatePoint> points) {
+  for (const RatePoint& pt : points) {
+    const auto i =
+        static_cast<std::size_t>(static_cast<int64_t>(std::floor(pt.time_s / 3600)) - first_hour_);
+    hours_[i] += pt.rate;
+    counts_[i] += 1;
+  }
+  for (std::size_t i = 0; i < hours_.size(); ++i) {
+    hours_[i] = counts_[i] > 0 ? hours_[i] / counts_[i] : kNaN;
+  }
+  last_time_s_ = points.back().time_s;
 }
 
 Result<void> DemandForecaster::FitHours() {

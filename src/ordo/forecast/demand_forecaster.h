@@ -76,6 +76,9 @@ class DemandForecaster final : public ForecasterOf<RatePoint, double> {
 
  private:
   Result<void> FitHours();
+  // Adds `points` (inside hours_/counts_'s span) to hours_ holding per-hour sums, turns the sums
+  // into means (NaN where an hour has no point) and records the last point's time.
+  void AddPointsAsHourMeans(std::span<const RatePoint> points);
 
   DemandOptions options_;
   // Kept history: hourly means from first_hour_, NaN where nothing was observed.
