@@ -33,6 +33,7 @@
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
+#include "ordo/io/scenario_io.h"
 #include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/bound.h"
@@ -136,6 +137,7 @@ struct Settings {
   double max_whole_nonzeros = -1;  // negative: full mode's default
   double whole_share = -1;         // negative: full mode's default
   int64_t max_whole_columns = ordo::policy::kFullModeMaxWholeColumns;
+  bool promises = false;  // quality: the optimum under fast mode's promises is the reference
 };
 
 void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) {
@@ -258,16 +260,25 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
     PolicyOptions options;
     options.seed = seed;
     options.time_limit_s = settings.time_limit;
+    auto fifo = MakeFifoPolicy()->Solve(scenario, options);
+    auto reactive = MakeReactivePolicy()->Solve(scenario, options);
+    full::FullModeConfig config;
+    if (settings.promises && fifo && reactive) {
+      // The whole model however large: the promise rows are not in LNS's neighbourhoods.
+      config.promises =
+          full::ModelPromises{fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
+      config.max_whole_columns = 200'000;
+      config.max_whole_nonzeros = 1e9;
+      config.whole_nonzeros_per_second = 1e9;
+    }
     const double cpu_started = CpuSeconds();
-    auto plan = MakeFullPolicy()->Solve(scenario, options);
+    auto plan = full::SolveFullMode(scenario, options, config);
     full.cpu = CpuSeconds() - cpu_started;
     if (plan && ordo::CheckPlan(scenario, *plan).empty()) {
       full.objective = plan->metrics.objective;
       full.status = plan->metrics.solver->status;
       full.bound = plan->metrics.solver->best_bound;
       full.gap = 100.0 * plan->metrics.solver->gap;
-      auto fifo = MakeFifoPolicy()->Solve(scenario, options);
-      auto reactive = MakeReactivePolicy()->Solve(scenario, options);
       if (fifo && reactive) {
         full.keeps =
             plan->metrics.value >=
@@ -343,7 +354,8 @@ int main(int argc, char** argv) {
         stderr,
         "usage: full_measure contended|large|quality [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
         "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
-        "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT]\n");
+        "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
+        "                    [--promises]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
@@ -351,6 +363,7 @@ int main(int argc, char** argv) {
   Settings settings;
   int gpus = 512;
   std::string reuse;
+  std::string dump;  // a directory: write each instance there as a scenario file, then go on
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--seeds" && i + 1 < argc) {
@@ -365,6 +378,10 @@ int main(int argc, char** argv) {
       gpus = std::atoi(argv[++i]);
     } else if (arg == "--reuse" && i + 1 < argc) {
       reuse = argv[++i];
+    } else if (arg == "--dump" && i + 1 < argc) {
+      dump = argv[++i];
+    } else if (arg == "--promises") {
+      settings.promises = true;
     } else if (arg == "--lp") {
       settings.lp = true;
     } else if (arg == "--whole-max" && i + 1 < argc) {
@@ -393,6 +410,10 @@ int main(int argc, char** argv) {
     }
     if (auto valid = ordo::ValidateScenario(scenario); !valid) {
       std::printf("%s\tinvalid\t%s\n", scenario.name.c_str(), valid.error().ToString().c_str());
+      continue;
+    }
+    if (!dump.empty()) {
+      std::ofstream(dump + "/" + scenario.name + ".json") << ordo::io::WriteScenario(scenario);
       continue;
     }
     if (mode == "quality") {

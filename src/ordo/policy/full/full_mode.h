@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ordo/core/error.h"
@@ -10,6 +11,7 @@
 #include "ordo/core/scenario.h"
 #include "ordo/policy/full/full_policy.h"
 #include "ordo/policy/full/lns.h"
+#include "ordo/policy/full/pattern_model.h"
 #include "ordo/policy/policy.h"
 
 namespace ordo::policy::full {
@@ -31,6 +33,9 @@ struct FullModeConfig {
   double lp_bound_share = 0.25;
   /// LNS settings; deadline, stop and seed come from the policy options.
   LnsOptions lns;
+  /// When set, the model keeps fast mode's two promises as constraints (whole model only: CBC
+  /// gets all the time, no LNS; kInvalidArgument when the model is too large for that).
+  std::optional<ModelPromises> promises;
 };
 
 struct FullModeStats {

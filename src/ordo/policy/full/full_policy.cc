@@ -65,29 +65,43 @@ struct WarmStart {
   Decisions decisions;
   double objective = 0;
   std::string source;  // "fast" or "greedy"
+  bool keeps = true;   // keeps the promises asked of the model (if any)
 };
 
-/// The better of fast mode's plan (given `fast_seconds`) and the simple greedy. Either is checked
-/// before it is trusted; fast mode failing or erring leaves the greedy.
-WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options,
-                        double fast_seconds) {
+/// Whether `plan` keeps `promises` (none asked: it does), with the tolerance fast mode uses.
+bool KeepsPromises(const Scenario& scenario, const Plan& plan,
+                   const std::optional<ModelPromises>& promises) {
+  if (!promises) return true;
+  const Metrics m = ComputeMetrics(scenario, plan);
+  return m.value >= promises->min_value - 1e-6 * std::max(1.0, std::abs(promises->min_value)) &&
+         m.realtime_unmet_gpu_steps <= promises->max_unmet_gpu_steps;
+}
+
+/// The better of fast mode's plan (given `fast_seconds`) and the simple greedy, a plan that keeps
+/// `promises` before one that does not. Either is checked before it is trusted; fast mode failing
+/// or erring leaves the greedy.
+WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, double fast_seconds,
+                        const std::optional<ModelPromises>& promises) {
   WarmStart warm;
   warm.decisions = full::GreedyDecisions(scenario);
   warm.plan = full::Realize(scenario, warm.decisions, kName);
   warm.objective = ComputeObjective(scenario, warm.plan);
   warm.source = "greedy";
+  warm.keeps = KeepsPromises(scenario, warm.plan, promises);
   PolicyOptions fast_options = options;
   fast_options.time_limit_s = fast_seconds;
   fast_options.explain = false;
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
   if (fast && CheckPlan(scenario, *fast).empty()) {
     const double objective = ComputeObjective(scenario, *fast);
-    if (Better(objective, warm.objective)) {
+    const bool keeps = KeepsPromises(scenario, *fast, promises);
+    if ((keeps && !warm.keeps) || (keeps == warm.keeps && Better(objective, warm.objective))) {
       warm.decisions = full::DecisionsFromPlan(scenario, *fast);
       warm.plan = std::move(*fast);
       warm.plan.explanations.clear();
       warm.objective = objective;
       warm.source = "fast";
+      warm.keeps = keeps;
     }
   }
   return warm;
@@ -130,7 +144,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   FullModeStats local;
 
   // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
-  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit);
+  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit, config.promises);
   local.warm_objective = warm.objective;
   local.warm_source = warm.source;
   const std::vector<uint8_t> running = BatchOccupancy(scenario, nullptr);
@@ -145,15 +159,20 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   // and, since the pattern LP is dense, few enough non-zeros for the time limit.
   std::optional<PatternModel> model;
   if (local.columns <= config.max_whole_columns) {
-    model.emplace(scenario, whole, running, RunningReward(scenario));
+    model.emplace(scenario, whole, running, RunningReward(scenario),
+                  config.promises ? &*config.promises : nullptr);
     local.nonzeros = model->milp().num_nonzeros();
     local.whole = static_cast<double>(local.nonzeros) <=
                   std::min(config.max_whole_nonzeros,
                            config.whole_nonzeros_per_second * std::max(limit, 1.0));
   }
+  if (config.promises && !local.whole) {
+    return FailInput("promises", "the model is too large to solve whole within the time limit");
+  }
   if (local.whole) {
     solver::SolveParams params;
-    const bool alone = static_cast<double>(local.nonzeros) <= config.whole_alone_nonzeros;
+    const bool alone = static_cast<double>(local.nonzeros) <= config.whole_alone_nonzeros ||
+                       config.promises.has_value();
     params.time_limit_s = (alone ? 1.0 : config.whole_share) * SecondsLeft(deadline);
     params.relative_gap = kRelativeGap;
     params.mip_start = model->ToColumns(warm.decisions);
@@ -205,7 +224,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     const bool legal = CheckPlan(scenario, candidate).empty();
     ORDO_ASSERT(legal);  // the model encodes every rule; a violation here is a bug
     if (!legal) proven = false;
-    if (legal && Better(objective, warm.objective)) {
+    // Under promises the solver's plan keeps them: it replaces a warm start that does not.
+    if (legal && (Better(objective, warm.objective) || !warm.keeps)) {
       plan = std::move(candidate);
       from_solver = true;
     }

@@ -77,7 +77,8 @@ std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vect
 ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
                                       const std::vector<std::vector<int>>& free_gpus,
                                       std::vector<std::vector<std::vector<Term>>> batch_terms,
-                                      bool capacity_everywhere, solver::MilpModel& milp) {
+                                      bool capacity_everywhere, solver::MilpModel& milp,
+                                      bool slack_everywhere) {
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
   const int groups = static_cast<int>(cluster.groups.size());
@@ -111,7 +112,7 @@ ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
       const double low = std::max(service.min_gpus, floor[t]);
       const double high = std::min(service.max_gpus, ceiling[t]);
       if (!terms.empty()) milp.AddRow(low, high, terms);
-      if (service.demand[t] > 0 && penalty > 0) {
+      if (service.demand[t] > 0 && (penalty > 0 || slack_everywhere)) {
         const int u = milp.AddVariable(0, service.demand[t], -penalty, false);
         columns.unmet[s][t] = u;
         terms.push_back({u, 1.0});
@@ -179,7 +180,8 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window, const Bloc
 }
 
 PatternModel::PatternModel(const Scenario& scenario, const Window& window,
-                           const std::vector<uint8_t>& blocked, double fixed_reward)
+                           const std::vector<uint8_t>& blocked, double fixed_reward,
+                           const ModelPromises* promises)
     : scenario_(scenario), window_(window) {
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
@@ -213,6 +215,32 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     terms.clear();
     for (int c = job_first_[i]; c < job_end_[i]; ++c) terms.push_back({c, 1.0});
     milp_.AddRow(-kInfinity, 1, terms);
+  }
+
+  // Per job with a choice, two aggregates of its patterns: `runs` (binary, the sum) and `start`
+  // (integer, the sum of start x pattern). They change no solution, but branching on them splits
+  // "whether" and "when" instead of one block among many interchangeable ones, and CBC derives
+  // cuts from their rows. Measured on ten contended instances, 15 CPU s each, with and without
+  // them side by side (docs/full-mode.md): random-24 proven in 9 s (unproven in 20 without),
+  // random-4 in 2.1 s (5.6), gaps 14.3 -> 2.9% (random-14), 6.4 -> 4.7% (random-2), 13.3 -> 3.3%
+  // (random-30), a tighter bound on random-11; slower on two: random-25 (0.39 -> 0.94%), random-9
+  // (proven in 12.7 s against 6.2).
+  aggregate_runs_.assign(window.jobs.size(), -1);
+  aggregate_start_.assign(window.jobs.size(), -1);
+  for (size_t i = 0; i < window.jobs.size(); ++i) {
+    if (job_end_[i] - job_first_[i] < 2) continue;
+    aggregate_runs_[i] = milp_.AddBinary(0);
+    terms.clear();
+    for (int c = job_first_[i]; c < job_end_[i]; ++c) terms.push_back({c, 1.0});
+    terms.push_back({aggregate_runs_[i], -1.0});
+    milp_.AddRow(0, 0, terms);
+    aggregate_start_[i] = milp_.AddVariable(0, steps, 0, true);
+    terms.clear();
+    for (int c = job_first_[i]; c < job_end_[i]; ++c) {
+      terms.push_back({c, static_cast<double>(patterns_[c].start)});
+    }
+    terms.push_back({aggregate_start_[i], -1.0});
+    milp_.AddRow(0, 0, terms);
   }
 
   // Rule 1 for batch work: GPUs in a group are grouped into atoms of the smallest block any
@@ -267,7 +295,49 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     }
   }
   services_ = AddServicesAndCapacity(scenario, FreeGpus(scenario, blocked), std::move(batch_terms),
-                                     /*capacity_everywhere=*/false, milp_);
+                                     /*capacity_everywhere=*/false, milp_,
+                                     /*slack_everywhere=*/promises != nullptr);
+  if (promises != nullptr) AddPromises(*promises);
+}
+
+void PatternModel::AddPromises(const ModelPromises& promises) {
+  const int steps = scenario_.horizon_steps;
+  // value = sum of priority x gpus x steps run inside the horizon (running jobs: a constant) +
+  // sum over services and steps of priority x min(allocated, demand) = demand - unmet slack
+  // (the slack is at least the true shortfall, so a solution keeping the rows keeps the promise).
+  const auto steps_inside = [&](int start, int duration) {
+    return std::max(0, std::min(steps, start + duration) - std::max(0, start));
+  };
+  double constant = 0;
+  for (const Job& job : scenario_.jobs) {
+    if (job.running) {
+      const Shape& shape = job.shapes.front();
+      constant +=
+          job.priority * shape.gpus * steps_inside(job.running->start_step, shape.duration_steps);
+    }
+  }
+  std::vector<Term> value;
+  std::vector<Term> unmet;
+  for (int c = 0; c < num_patterns(); ++c) {
+    const Pattern& p = patterns_[c];
+    const Job& job = scenario_.jobs[p.job];
+    const Shape& shape = job.shapes[p.shape];
+    value.push_back({c, job.priority * shape.gpus * steps_inside(p.start, shape.duration_steps)});
+  }
+  for (size_t s = 0; s < scenario_.services.size(); ++s) {
+    const Service& service = scenario_.services[s];
+    for (int t = 0; t < steps; ++t) {
+      constant += service.priority * service.demand[t];
+      const int u = services_.unmet[s][t];
+      if (u < 0) continue;
+      value.push_back({u, -service.priority});
+      unmet.push_back({u, 1.0});
+    }
+  }
+  milp_.AddRow(promises.min_value - constant, kInfinity, value);
+  if (!unmet.empty()) {
+    milp_.AddRow(-kInfinity, static_cast<double>(promises.max_unmet_gpu_steps), unmet);
+  }
 }
 
 std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* complete) const {
@@ -287,6 +357,14 @@ std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* co
       }
     }
     all = all && found;
+  }
+  for (size_t i = 0; i < aggregate_runs_.size(); ++i) {
+    if (aggregate_runs_[i] < 0) continue;
+    const auto& placement = decisions.jobs[window_.jobs[i]];
+    bool runs = false;
+    for (int c = job_first_[i]; c < job_end_[i]; ++c) runs = runs || x[c] > 0.5;
+    x[aggregate_runs_[i]] = runs ? 1 : 0;
+    x[aggregate_start_[i]] = runs ? placement->start : 0;
   }
   const int steps = scenario_.horizon_steps;
   for (size_t s = 0; s < scenario_.services.size(); ++s) {

@@ -28,6 +28,15 @@ struct Window {
   int end_gpu = 0;
 };
 
+/// Fast mode's two promises (docs/fast-mode.md, "Do no harm") as constraints of the model: the
+/// spec's undecayed `value` at least `min_value` (fifo's) and unmet real-time GPU-steps at most
+/// `max_unmet_gpu_steps` (reactive's). The MILP's optimum under them is the best plan fast mode
+/// may return, the fair yardstick for it where the unconstrained optimum breaks one.
+struct ModelPromises {
+  double min_value = 0;
+  long long max_unmet_gpu_steps = 0;
+};
+
 /// Columns of the service part of a model: [service][group][step] GPU counts and [service][step]
 /// unmet slacks, -1 where there is none.
 struct ServiceColumns {
@@ -42,10 +51,11 @@ std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vect
 /// with their penalties) and the capacity rows per (group, step): `batch_terms[g][t]` (batch
 /// columns times their GPUs) + service counts <= free_gpus[g][t]. Without `capacity_everywhere`,
 /// only groups some service matches get capacity rows (elsewhere batch cliques already hold).
-ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
-                                      const std::vector<std::vector<int>>& free_gpus,
-                                      std::vector<std::vector<std::vector<solver::Term>>> batch_terms,
-                                      bool capacity_everywhere, solver::MilpModel& milp);
+/// With `slack_everywhere` every step with demand gets an unmet slack, even where it costs nothing.
+ServiceColumns AddServicesAndCapacity(
+    const Scenario& scenario, const std::vector<std::vector<int>>& free_gpus,
+    std::vector<std::vector<std::vector<solver::Term>>> batch_terms, bool capacity_everywhere,
+    solver::MilpModel& milp, bool slack_everywhere = false);
 
 /// Every non-running job, every start, every GPU.
 Window WholeProblem(const Scenario& scenario);
@@ -73,9 +83,10 @@ class PatternModel {
  public:
   /// Builds the model of `window`. `blocked` holds the GPU-steps of every job outside the window
   /// (running jobs included); `fixed_reward` is their reward, set as the objective offset so the
-  /// model's objective is the plan's.
+  /// model's objective is the plan's. With `promises` (whole problem only: `blocked` holds the
+  /// running jobs alone) the model keeps them too.
   PatternModel(const Scenario& scenario, const Window& window, const std::vector<uint8_t>& blocked,
-               double fixed_reward);
+               double fixed_reward, const ModelPromises* promises = nullptr);
 
   [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }
   [[nodiscard]] int num_patterns() const { return static_cast<int>(patterns_.size()); }
@@ -96,12 +107,15 @@ class PatternModel {
     int first_gpu;
   };
 
+  void AddPromises(const ModelPromises& promises);
+
   const Scenario& scenario_;
   Window window_;
   solver::MilpModel milp_{solver::Sense::kMaximize};
   std::vector<Pattern> patterns_;            // column i < patterns_.size() is patterns_[i]
   std::vector<int> job_first_, job_end_;     // per window job (same order): its pattern range
   ServiceColumns services_;
+  std::vector<int> aggregate_runs_, aggregate_start_;  // per window job, -1 without a choice
 };
 
 }  // namespace ordo::policy::full

@@ -2,6 +2,7 @@
 // every plan legal, never below its warm start, the bound above the objective, no output.
 #include "ordo/policy/full/full_policy.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,11 +10,10 @@
 #include <cstdio>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
+#include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/decisions.h"
 #include "ordo/policy/full/full_mode.h"
@@ -237,6 +237,80 @@ TEST(FullPolicy, LargeNeighbourhoodPathKeepsTheGuarantees) {
     EXPECT_GE(plan->metrics.solver->best_bound, plan->metrics.objective);
     EXPECT_EQ(plan->metrics.solver->nodes, 0);
   }
+}
+
+/// Fifo's value and reactive's unmet GPU-steps: fast mode's two promises on `scenario`.
+full::ModelPromises BaselinePromises(const Scenario& scenario) {
+  auto fifo = MakeFifoPolicy()->Solve(scenario, PolicyOptions{});
+  auto reactive = MakeReactivePolicy()->Solve(scenario, PolicyOptions{});
+  EXPECT_TRUE(fifo.has_value() && reactive.has_value());
+  if (!fifo || !reactive) return {};
+  return {fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
+}
+
+void ExpectKeeps(const Scenario& scenario, const Plan& plan, const full::ModelPromises& promises,
+                 uint64_t seed) {
+  const Metrics m = ComputeMetrics(scenario, plan);
+  EXPECT_GE(m.value, promises.min_value - Tolerance(promises.min_value)) << "seed " << seed;
+  EXPECT_LE(m.realtime_unmet_gpu_steps, promises.max_unmet_gpu_steps) << "seed " << seed;
+}
+
+TEST(FullPolicy, UnderPromisesKeepsThemAndLiesBetweenFastModeAndTheOptimum) {
+  // Fast mode keeps its promises, so the constrained model is feasible: its optimum is at least
+  // fast mode's objective and at most the unconstrained optimum.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const Scenario scenario = TinyScenario(seed);
+    const full::ModelPromises promises = BaselinePromises(scenario);
+    PolicyOptions options;
+    options.time_limit_s = 20;
+    options.seed = seed;
+    auto fast = MakeFastPolicy()->Solve(scenario, options);
+    ASSERT_TRUE(fast.has_value());
+    full::FullModeConfig config;
+    config.promises = promises;
+    auto plan = full::SolveFullMode(scenario, options, config);
+    ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
+    ExpectLegal(scenario, *plan, seed);
+    ExpectKeeps(scenario, *plan, promises, seed);
+    EXPECT_EQ(plan->metrics.solver->status, "optimal") << "seed " << seed;
+    const double fast_objective = ComputeObjective(scenario, *fast);
+    EXPECT_GE(plan->metrics.objective, fast_objective - Tolerance(fast_objective))
+        << "seed " << seed;
+    const double optimum = BruteForceOptimum(scenario);
+    EXPECT_LE(plan->metrics.objective, optimum + Tolerance(optimum)) << "seed " << seed;
+  }
+}
+
+TEST(FullPolicy, PromisesBindWhereTheOptimumBreaksThem) {
+  // Contended seed 29 (docs/full-mode.md, quality loop): the optimum, 692.38, leaves more real-time
+  // demand unmet than reactive does; under the promises the optimum is lower and keeps them.
+  const Scenario scenario = RandomScenario(29, testing::RandomScenarioOptions{.contended = true});
+  const full::ModelPromises promises = BaselinePromises(scenario);
+  const Plan free = SolveFull(scenario, 30);
+  ASSERT_EQ(free.metrics.solver->status, "optimal");
+  EXPECT_GT(ComputeMetrics(scenario, free).realtime_unmet_gpu_steps, promises.max_unmet_gpu_steps);
+  PolicyOptions options;
+  options.time_limit_s = 30;
+  full::FullModeConfig config;
+  config.promises = promises;
+  auto bound = full::SolveFullMode(scenario, options, config);
+  ASSERT_TRUE(bound.has_value());
+  ExpectLegal(scenario, *bound);
+  ExpectKeeps(scenario, *bound, promises, 29);
+  EXPECT_EQ(bound->metrics.solver->status, "optimal");
+  EXPECT_LT(bound->metrics.objective, free.metrics.objective - 1);
+}
+
+TEST(FullPolicy, PromisesNeedTheWholeModel) {
+  const Scenario scenario = RandomScenario(3, testing::RandomScenarioOptions{.contended = true});
+  PolicyOptions options;
+  options.time_limit_s = 1;
+  full::FullModeConfig config;
+  config.max_whole_columns = 0;
+  config.promises = BaselinePromises(scenario);
+  auto plan = full::SolveFullMode(scenario, options, config);
+  ASSERT_FALSE(plan.has_value());
+  EXPECT_NE(plan.error().ToString().find("promises"), std::string::npos) << plan.error().ToString();
 }
 
 TEST(FullPolicy, ExplainsWhenAsked) {
