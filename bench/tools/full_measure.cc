@@ -7,6 +7,10 @@
 //   full_measure quality --seeds 1-200 --time 20 > quality.tsv       # fast mode against full mode
 //   full_measure quality --seeds 1-200 --reuse quality.tsv            # fast mode again, same
 //   optima
+//   full_measure quality --seeds 1-210 --time 20 --promises   # against the optimum that keeps
+//                                                             # fast mode's two promises
+//   full_measure diff --seeds 13 --time 20 --promises         # fast mode's plan beside it
+//   full_measure contended --seeds 1-30 --dump DIR            # the instances as scenario files
 // Columns: the warm start (the better of fast mode and the greedy), full mode's objective and its
 // gain over the warm start, the status, bound and gap it reports, LNS iterations/improvements/
 // proven sub-solves, and the wall and CPU seconds (the CPU figure tells a loaded machine apart).
@@ -311,6 +315,82 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
   return row;
 }
 
+/// One plan as `diff` prints it: objective, value, unmet, each job's placement and each service's
+/// allocated GPUs per step.
+void PrintPlan(const Scenario& scenario, const char* label, const Plan& plan) {
+  const ordo::Metrics m = ordo::ComputeMetrics(scenario, plan);
+  std::printf("== %s: objective %.2f value %.2f unmet %lld\n", label, m.objective, m.value,
+              static_cast<long long>(m.realtime_unmet_gpu_steps));
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    const ordo::Job& job = scenario.jobs[j];
+    std::string shapes;
+    for (const ordo::Shape& shape : job.shapes) {
+      shapes += std::to_string(shape.gpus) + "x" + std::to_string(shape.duration_steps) + " ";
+    }
+    const ordo::JobPlacement& p = plan.jobs[j];
+    std::printf("  %-5s p=%-5.2f arr=%-3d %-16s%s -> ", job.id.c_str(), job.priority,
+                job.arrival_step, shapes.c_str(), job.running ? "RUNNING " : "");
+    if (p.started()) {
+      std::printf("start %d gpu %d (%dx%d)\n", *p.start_step, p.first_gpu, p.gpus,
+                  p.duration_steps);
+    } else {
+      std::printf("none\n");
+    }
+  }
+  for (size_t s = 0; s < scenario.services.size(); ++s) {
+    std::printf("  %s alloc: ", scenario.services[s].id.c_str());
+    for (const auto& ids : plan.services[s].gpus) std::printf("%3zu", ids.size());
+    std::printf("\n");
+  }
+}
+
+/// Fast mode's plan beside full mode's (under the promises with --promises) on one instance: what
+/// the optimum does that fast mode does not, for the quality loop's list of exceptions.
+void Diff(const Scenario& scenario, uint64_t seed, const Settings& settings) {
+  using namespace ordo::policy;
+  PolicyOptions options;
+  options.seed = seed;
+  options.time_limit_s = 60;
+  auto fast = MakeFastPolicy()->Solve(scenario, options);
+  auto fifo = MakeFifoPolicy()->Solve(scenario, options);
+  auto reactive = MakeReactivePolicy()->Solve(scenario, options);
+  if (!fast || !fifo || !reactive) {
+    std::printf("%s\terror\n", scenario.name.c_str());
+    return;
+  }
+  options.time_limit_s = settings.time_limit;
+  full::FullModeConfig config;
+  if (settings.promises) {
+    config.promises =
+        full::ModelPromises{fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
+    config.max_whole_columns = 200'000;
+    config.max_whole_nonzeros = 1e9;
+    config.whole_nonzeros_per_second = 1e9;
+  }
+  auto full = full::SolveFullMode(scenario, options, config);
+  std::printf("%s: %d GPUs, %d steps, decay %.2f, M %.1f; fifo value %.2f, reactive unmet %lld\n",
+              scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
+              scenario.objective.time_decay, scenario.objective.unmet_penalty_multiplier,
+              fifo->metrics.value,
+              static_cast<long long>(reactive->metrics.realtime_unmet_gpu_steps));
+  for (const ordo::NodeGroup& g : scenario.cluster.groups) {
+    std::printf("  group %s: %d x %d %s\n", g.name.c_str(), g.nodes, g.gpus_per_node,
+                g.gpu_type.c_str());
+  }
+  for (const ordo::Service& service : scenario.services) {
+    std::printf("  %s p=%.2f min=%d max=%d churn=%d demand:", service.id.c_str(), service.priority,
+                service.min_gpus, service.max_gpus, service.max_change_per_step.value_or(-1));
+    for (int d : service.demand) std::printf("%3d", d);
+    std::printf("\n");
+  }
+  PrintPlan(scenario, "fast", *fast);
+  if (full) {
+    PrintPlan(scenario, full->metrics.solver->status.c_str(), *full);
+  } else {
+    std::printf("full mode: %s\n", full.error().ToString().c_str());
+  }
+}
+
 void PrintDistribution(std::vector<QualityRow> rows) {
   auto report = [](const char* label, std::vector<double> values) {
     if (values.empty()) return;
@@ -350,12 +430,12 @@ void PrintDistribution(std::vector<QualityRow> rows) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(
-        stderr,
-        "usage: full_measure contended|large|quality [--seeds A-B] [--time S] [--gpus G] [--lp]\n"
-        "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
-        "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
-        "                    [--promises]\n");
+    std::fprintf(stderr,
+                 "usage: full_measure contended|large|quality|diff [--seeds A-B] [--time S] "
+                 "[--gpus G] [--lp]\n"
+                 "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
+                 "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
+                 "                    [--promises]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
@@ -400,7 +480,7 @@ int main(int argc, char** argv) {
   std::vector<QualityRow> rows;
   for (uint64_t seed = first; seed <= last; ++seed) {
     Scenario scenario;
-    if (mode == "contended" || mode == "quality") {
+    if (mode == "contended" || mode == "quality" || mode == "diff") {
       scenario = ordo::testing::RandomScenario(seed, {.contended = true});
     } else if (mode == "large") {
       scenario = LargeScenario(gpus, seed);
@@ -414,6 +494,10 @@ int main(int argc, char** argv) {
     }
     if (!dump.empty()) {
       std::ofstream(dump + "/" + scenario.name + ".json") << ordo::io::WriteScenario(scenario);
+      continue;
+    }
+    if (mode == "diff") {
+      Diff(scenario, seed, settings);
       continue;
     }
     if (mode == "quality") {
