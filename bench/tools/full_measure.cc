@@ -198,6 +198,18 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
   std::fflush(stdout);
 }
 
+/// Full mode under fast mode's two promises (fifo's value, reactive's unmet GPU-steps), on the
+/// whole model however large: the promise rows are not in LNS's neighbourhoods.
+ordo::policy::full::FullModeConfig PromisesConfig(const Plan& fifo, const Plan& reactive) {
+  ordo::policy::full::FullModeConfig config;
+  config.promises = ordo::policy::full::ModelPromises{fifo.metrics.value,
+                                                      reactive.metrics.realtime_unmet_gpu_steps};
+  config.max_whole_columns = 200'000;
+  config.max_whole_nonzeros = 1e9;
+  config.whole_nonzeros_per_second = 1e9;
+  return config;
+}
+
 /// Full mode's result on one instance, as a quality run prints it (and --reuse reads it back).
 struct FullResult {
   double objective = NAN;
@@ -266,15 +278,9 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
     options.time_limit_s = settings.time_limit;
     auto fifo = MakeFifoPolicy()->Solve(scenario, options);
     auto reactive = MakeReactivePolicy()->Solve(scenario, options);
-    full::FullModeConfig config;
-    if (settings.promises && fifo && reactive) {
-      // The whole model however large: the promise rows are not in LNS's neighbourhoods.
-      config.promises =
-          full::ModelPromises{fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
-      config.max_whole_columns = 200'000;
-      config.max_whole_nonzeros = 1e9;
-      config.whole_nonzeros_per_second = 1e9;
-    }
+    const full::FullModeConfig config = settings.promises && fifo && reactive
+                                            ? PromisesConfig(*fifo, *reactive)
+                                            : full::FullModeConfig{};
     const double cpu_started = CpuSeconds();
     auto plan = full::SolveFullMode(scenario, options, config);
     full.cpu = CpuSeconds() - cpu_started;
@@ -359,14 +365,8 @@ void Diff(const Scenario& scenario, uint64_t seed, const Settings& settings) {
     return;
   }
   options.time_limit_s = settings.time_limit;
-  full::FullModeConfig config;
-  if (settings.promises) {
-    config.promises =
-        full::ModelPromises{fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
-    config.max_whole_columns = 200'000;
-    config.max_whole_nonzeros = 1e9;
-    config.whole_nonzeros_per_second = 1e9;
-  }
+  const full::FullModeConfig config =
+      settings.promises ? PromisesConfig(*fifo, *reactive) : full::FullModeConfig{};
   auto full = full::SolveFullMode(scenario, options, config);
   std::printf("%s: %d GPUs, %d steps, decay %.2f, M %.1f; fifo value %.2f, reactive unmet %lld\n",
               scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
