@@ -82,8 +82,18 @@ class CountPlanner {
       std::stable_sort(order.begin(), order.end(),
                        [&](int a, int b) { return tightness(a) < tightness(b); });
     }
+    std::vector<int> curved;
     for (int i : order) {
-      if (floor_only_.empty() || !floor_only_[i]) PlanCurve(i);
+      if (floor_only_.empty() || !floor_only_[i]) {
+        PlanCurve(i);
+        curved.push_back(i);
+      }
+    }
+    // Then pairs that leave demand unmet where they compete for the same GPUs, re-planned
+    // together: one at a time, the first takes what the second needed (to start a churn-limited
+    // ramp, say), where sharing serves more demand weighted by priority.
+    for (size_t a = 0; a < curved.size(); ++a) {
+      for (size_t b = a + 1; b < curved.size(); ++b) PlanPair(curved[a], curved[b]);
     }
     return std::move(counts_);
   }
@@ -100,7 +110,14 @@ class CountPlanner {
   // takes all n (best fit: whole groups stay whole for large blocks), then from the group it held
   // at t-1 (fewer ids move), then from the groups with the most room. The caller guarantees room.
   void Take(int i, int t, int n) {
-    if (n <= 0) return;
+    if (TakeUpTo(i, t, n) == 0) return;
+    ORDO_ASSERT(complete_ != nullptr);
+    short_ = true;
+  }
+
+  // Take's choice of groups; returns how many of the n GPUs found no room.
+  int TakeUpTo(int i, int t, int n) {
+    if (n <= 0) return 0;
     std::vector<int> groups = matching_[i];
     std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) {
       if (competition_[a] != competition_[b]) return competition_[a] < competition_[b];
@@ -120,10 +137,9 @@ class CountPlanner {
       counts_[i][g][t] += take;
       remaining_[g][t] -= take;
       n -= take;
-      if (n == 0) return;
+      if (n == 0) return 0;
     }
-    ORDO_ASSERT(complete_ != nullptr);
-    short_ = true;
+    return n;
   }
 
   // The service's curve by dynamic programming over (step, GPUs held): maximise the demand served,
@@ -196,6 +212,183 @@ class CountPlanner {
       if (t > 0) r = choice[static_cast<size_t>(t) * width + r];
     }
     for (int t = 0; t < horizon; ++t) Take(i, t, curve[t] - Held(i, t));
+  }
+
+  // What service i's curve earns at step t holding r GPUs, in units where `weight` is a served
+  // GPU-step's worth: without prices, weight x demand served minus a held GPU-step's tiny cost
+  // (served demand first, then as few GPUs as possible); with prices, as PlanCurve's gain.
+  double PairGain(int i, int t, int r, double weight, double held_cost) const {
+    const Service& service = s_.services[i];
+    const double served = std::min(r, service.demand[t]);
+    if (price_.empty()) return weight * served - held_cost * r;
+    return s_.objective.unmet_penalty_multiplier * service.priority * served -
+           (price_[t] + held_cost) * r;
+  }
+
+  // Services i and j re-planned together by a dynamic program over (step, GPUs of i, GPUs of j):
+  // each within its floor, ceiling, cap and churn limit, i within the room of its groups, j of
+  // its, and both within the room of their groups together (with two services, that is exactly
+  // when the counts fit the groups). It maximises the demand served weighted by priority (then
+  // the fewest GPUs held), where planning one after the other serves the first service's demand
+  // before any of the second's. Kept only when it gains and the counts fit the groups; else the
+  // two curves stay. Runs only where the pair leaves demand unmet and its states are few
+  // (O(T x peak_i x peak_j)).
+  void PlanPair(int i, int j) {
+    const int horizon = s_.horizon_steps;
+    if (!price_.empty() && s_.objective.unmet_penalty_multiplier <= 0) return;
+    long long unmet = 0;
+    for (int t = 0; t < horizon; ++t) {
+      unmet += std::max(0, s_.services[i].demand[t] - Held(i, t)) +
+               std::max(0, s_.services[j].demand[t] - Held(j, t));
+    }
+    if (unmet == 0) return;
+    std::vector<char> in_i(s_.cluster.groups.size(), 0), in_j(s_.cluster.groups.size(), 0);
+    for (int g : matching_[i]) in_i[g] = 1;
+    for (int g : matching_[j]) in_j[g] = 1;
+    bool shared = false;
+    for (size_t g = 0; g < in_i.size(); ++g) shared = shared || (in_i[g] && in_j[g]);
+    if (!shared) return;
+    // Only where the room ran out for one of them at some step: else caps, ceilings and churn
+    // limits, not the other service, left the demand unmet.
+    bool blocked = false;
+    for (int t = 0; t < horizon && !blocked; ++t) {
+      long long room_i = 0, room_j = 0;
+      for (int g : matching_[i]) room_i += remaining_[g][t];
+      for (int g : matching_[j]) room_j += remaining_[g][t];
+      blocked = room_i == 0 || room_j == 0;
+    }
+    if (!blocked) return;
+    // Bounds, with both services' GPUs given back.
+    std::vector<int> lo_i = ServiceFloor(s_, i), lo_j = ServiceFloor(s_, j);
+    const std::vector<int> ceil_i = ServiceCeiling(s_, i), ceil_j = ServiceCeiling(s_, j);
+    std::vector<int> hi_i(horizon), hi_j(horizon), room(horizon);
+    // Holding more than the peak demand never serves more.
+    const int peak_i =
+        *std::max_element(s_.services[i].demand.begin(), s_.services[i].demand.end());
+    const int peak_j =
+        *std::max_element(s_.services[j].demand.begin(), s_.services[j].demand.end());
+    int top_i = 0, top_j = 0;
+    for (int t = 0; t < horizon; ++t) {
+      long long room_i = 0, room_j = 0, room_both = 0;
+      for (size_t g = 0; g < in_i.size(); ++g) {
+        const long long back = remaining_[g][t] + counts_[i][g][t] + counts_[j][g][t];
+        if (in_i[g]) room_i += back;
+        if (in_j[g]) room_j += back;
+        if (in_i[g] || in_j[g]) room_both += back;
+      }
+      hi_i[t] = std::max(lo_i[t], static_cast<int>(std::min<long long>(
+                                      {ceil_i[t], room_i, static_cast<long long>(peak_i)})));
+      hi_j[t] = std::max(lo_j[t], static_cast<int>(std::min<long long>(
+                                      {ceil_j[t], room_j, static_cast<long long>(peak_j)})));
+      if (!cap_.empty() && cap_[i] >= 0) hi_i[t] = std::max(lo_i[t], std::min(hi_i[t], cap_[i]));
+      if (!cap_.empty() && cap_[j] >= 0) hi_j[t] = std::max(lo_j[t], std::min(hi_j[t], cap_[j]));
+      room[t] = static_cast<int>(std::min<long long>(room_both, std::numeric_limits<int>::max()));
+      if (hi_i[t] < lo_i[t] || hi_j[t] < lo_j[t] || lo_i[t] + lo_j[t] > room[t]) return;
+      top_i = std::max(top_i, hi_i[t]);
+      top_j = std::max(top_j, hi_j[t]);
+    }
+    const size_t wi = static_cast<size_t>(top_i) + 1, wj = static_cast<size_t>(top_j) + 1;
+    constexpr size_t kMaxStates = 1 << 16;  // steps x states: well under a pass
+    if (wi * wj * static_cast<size_t>(horizon) > kMaxStates) return;
+    const double low = std::min(s_.services[i].priority, s_.services[j].priority);
+    const double weight_i = low > 0 ? s_.services[i].priority / low : 1.0;
+    const double weight_j = low > 0 ? s_.services[j].priority / low : 1.0;
+    const double held_cost = 1.0 / (4.0 * horizon * static_cast<double>(top_i + top_j + 1));
+    const long long churn_i = s_.services[i].max_change_per_step.value_or(top_i + 1);
+    const long long churn_j = s_.services[j].max_change_per_step.value_or(top_j + 1);
+    constexpr double kNone = -std::numeric_limits<double>::infinity();
+    auto at = [&](size_t a, size_t b) { return a * wj + b; };
+    std::vector<double> best(wi * wj, kNone), along_j(wi * wj, kNone), next(wi * wj, kNone);
+    std::vector<int> arg_j(wi * wj, -1);
+    std::vector<int> choice(static_cast<size_t>(horizon) * wi * wj, -1);  // previous (a, b)
+    auto gain = [&](int t, int a, int b) {
+      return PairGain(i, t, a, weight_i, held_cost) + PairGain(j, t, b, weight_j, held_cost);
+    };
+    for (int a = lo_i[0]; a <= hi_i[0]; ++a) {
+      for (int b = lo_j[0]; b <= hi_j[0] && a + b <= room[0]; ++b) best[at(a, b)] = gain(0, a, b);
+    }
+    std::deque<int> window;
+    for (int t = 1; t < horizon; ++t) {
+      // Sliding maxima of the previous step's values: first over b' within j's churn (for every
+      // a'), then over a' within i's churn.
+      std::fill(along_j.begin(), along_j.end(), kNone);
+      for (int a = lo_i[t - 1]; a <= hi_i[t - 1]; ++a) {
+        window.clear();
+        int added = lo_j[t - 1];
+        for (int b = lo_j[t]; b <= hi_j[t]; ++b) {
+          const long long from = std::max<long long>(lo_j[t - 1], b - churn_j);
+          const long long to = std::min<long long>(hi_j[t - 1], b + churn_j);
+          for (; added <= to; ++added) {
+            if (best[at(a, added)] == kNone) continue;
+            while (!window.empty() && best[at(a, window.back())] <= best[at(a, added)]) {
+              window.pop_back();
+            }
+            window.push_back(added);
+          }
+          while (!window.empty() && window.front() < from) window.pop_front();
+          if (window.empty()) continue;
+          along_j[at(a, b)] = best[at(a, window.front())];
+          arg_j[at(a, b)] = window.front();
+        }
+      }
+      std::fill(next.begin(), next.end(), kNone);
+      for (int b = lo_j[t]; b <= hi_j[t]; ++b) {
+        window.clear();
+        int added = lo_i[t - 1];
+        for (int a = lo_i[t]; a <= hi_i[t]; ++a) {
+          const long long from = std::max<long long>(lo_i[t - 1], a - churn_i);
+          const long long to = std::min<long long>(hi_i[t - 1], a + churn_i);
+          for (; added <= to; ++added) {
+            if (along_j[at(added, b)] == kNone) continue;
+            while (!window.empty() && along_j[at(window.back(), b)] <= along_j[at(added, b)]) {
+              window.pop_back();
+            }
+            window.push_back(added);
+          }
+          while (!window.empty() && window.front() < from) window.pop_front();
+          if (window.empty() || a + b > room[t]) continue;
+          const int pa = window.front(), pb = arg_j[at(pa, b)];
+          next[at(a, b)] = along_j[at(pa, b)] + gain(t, a, b);
+          choice[static_cast<size_t>(t) * wi * wj + at(a, b)] = static_cast<int>(at(pa, pb));
+        }
+      }
+      std::swap(best, next);
+    }
+    size_t end = best.size();
+    for (size_t k = 0; k < best.size(); ++k) {
+      if (best[k] != kNone && (end == best.size() || best[k] > best[end])) end = k;
+    }
+    if (end == best.size()) return;
+    double current = 0;
+    for (int t = 0; t < horizon; ++t) current += gain(t, Held(i, t), Held(j, t));
+    if (best[end] <= current + 1e-9) return;
+    std::vector<int> curve_i(horizon), curve_j(horizon);
+    for (int t = horizon - 1; t >= 0; --t) {
+      curve_i[t] = static_cast<int>(end / wj);
+      curve_j[t] = static_cast<int>(end % wj);
+      if (t > 0) end = static_cast<size_t>(choice[static_cast<size_t>(t) * wi * wj + end]);
+    }
+    // Give both services' GPUs back and take the new counts, the service with fewer groups first
+    // at each step; if they do not fit the groups after all, the two curves stay.
+    const auto saved_remaining = remaining_;
+    const auto saved_i = counts_[i], saved_j = counts_[j];
+    for (size_t g = 0; g < in_i.size(); ++g) {
+      for (int t = 0; t < horizon; ++t) {
+        remaining_[g][t] += counts_[i][g][t] + counts_[j][g][t];
+        counts_[i][g][t] = counts_[j][g][t] = 0;
+      }
+    }
+    const bool i_first = matching_[i].size() <= matching_[j].size();
+    bool fits = true;
+    for (int t = 0; t < horizon && fits; ++t) {
+      fits = i_first ? TakeUpTo(i, t, curve_i[t]) == 0 && TakeUpTo(j, t, curve_j[t]) == 0
+                     : TakeUpTo(j, t, curve_j[t]) == 0 && TakeUpTo(i, t, curve_i[t]) == 0;
+    }
+    if (!fits) {
+      remaining_ = saved_remaining;
+      counts_[i] = saved_i;
+      counts_[j] = saved_j;
+    }
   }
 
   const Scenario& s_;

@@ -40,13 +40,18 @@ struct CurveOptions {
 ///  - then services by priority (highest first, ties in file order) get, on the capacity left and
 ///    under their caps, the smallest curve that covers all the demand it can and obeys
 ///    max_change_per_step: it ramps up ahead of a peak and never holds more than the demand and
-///    the churn limit need. Shortfall falls on the lowest priority.
+///    the churn limit need. Shortfall falls on the lowest priority;
+///  - then each pair of those services that leaves demand unmet where one of them ran out of
+///    room is re-planned together (a dynamic program over both counts), kept where it serves
+///    more demand weighted by priority: one at a time, the first may take the GPUs the second
+///    needed to start a churn-limited ramp.
 /// Group choice packs services to keep large blocks whole: the groups fewest services can use
 /// first, then the tightest group that takes the whole request (best fit), then the group held at
 /// the step before. `free[group][step]` is the capacity left to services; `options` as above.
 /// The floors must fit `free`; when the caller cannot promise that, it passes `complete`, which is
 /// set to false (and the counts are then below some floor) where they do not, instead of an
-/// assertion failing. Cost O(S x T x groups).
+/// assertion failing. Cost O(S x T x groups), plus O(T x peak_i x peak_j) per pair re-planned (only
+/// where that is at most 65,536 states).
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const CurveOptions& options = {}, bool* complete = nullptr);
 

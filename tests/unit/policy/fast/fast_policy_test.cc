@@ -73,6 +73,26 @@ TEST(FastPolicyTest, ShortfallFallsOnTheLowestPriorityService) {
   EXPECT_EQ(Counts(*FindService(plan, "low")), (std::vector<int>{1, 1}));
 }
 
+TEST(FastPolicyTest, TwoServicesShareScarceGpusWhereThatServesMoreWeightedDemand) {
+  // A running job holds 4 of the 8 GPUs at step 0. One service at a time, "high" (priority 14)
+  // takes 3 of the 4 and "low" (12, churn 2 from 0) reaches only 1, 3, then 5: 5 unmet
+  // GPU-steps of low, 60 x M. Planned together, high gives low one of its GPUs at step 0, so
+  // that low's ramp is a step ahead: 1 unmet GPU-step of high and 3 of low, 50 x M.
+  const Scenario s =
+      ScenarioBuilder("share")
+          .Steps(4)
+          .Group("a", 1, 8)
+          .Objective(0, 1)
+          .Service(MakeService("high").Priority(14).Demand({3, 3, 3, 3}))
+          .Service(MakeService("low").Priority(12).Demand({4, 5, 5, 5}).Churn(2).Current(0))
+          .Job(MakeJob("run").Gpus(4).Duration(3).Priority(1).Running(-2, 0))
+          .Build();
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(Counts(*FindService(plan, "high")), (std::vector<int>{2, 3, 3, 3}));
+  EXPECT_EQ(Counts(*FindService(plan, "low")), (std::vector<int>{2, 4, 5, 5}));
+  EXPECT_DOUBLE_EQ(plan.metrics.objective, 4.0 - 50.0);  // the running job earns 4
+}
+
 TEST(FastPolicyTest, ServiceKeepsOutOfTheOnlyGroupATypeBoundJobCanUse) {
   // Best fit alone would put the 4-GPU service on the 4-GPU L4 node (it fits exactly), and so
   // would every baseline (the L4 group comes first); the job can run only there. The pack-away
