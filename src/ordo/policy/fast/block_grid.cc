@@ -117,11 +117,17 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
   // Depth-first stack: at most one pending right sibling per level, plus the node in hand.
   std::array<int, 2 * 32 + 2> stack{};
   int top = 0;
-  int ties = 0;  // candidates seen at the current best start
+  int ties = 0;                    // candidates seen at the current best start
+  std::vector<uint64_t> combined;  // a group's low slack with the cluster's (ReserveAnywhere)
   for (const Tree& tree : trees_) {
     if (level > tree.height || gpus > tree.size) continue;
     if (!req.Matches(cluster_->groups[tree.group])) continue;
     const uint64_t* low_slack = tree.low_slack[level].data();
+    if (!anywhere_slack_.empty()) {
+      combined.resize(words_);
+      for (int w = 0; w < words_; ++w) combined[w] = low_slack[w] | anywhere_low_[level][w];
+      low_slack = combined.data();
+    }
     // The level at which a block's free ancestors stop, at start s: lower is a tighter fit.
     auto fit = [&](int node, int s) {
       const int end = std::min(horizon_, s + duration_steps);
@@ -174,7 +180,8 @@ bool BlockGrid::IsFree(int first_gpu, int gpus, int start_step, int duration_ste
   const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
   const int end = std::min(horizon_, start_step + duration_steps);
   return IntervalClear(Mask(tree, level, node), start_step, end) &&
-         IntervalClear(tree.low_slack[level].data(), start_step, end);
+         IntervalClear(tree.low_slack[level].data(), start_step, end) &&
+         (anywhere_slack_.empty() || IntervalClear(anywhere_low_[level].data(), start_step, end));
 }
 
 void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
@@ -205,6 +212,10 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
   for (int t = from; t < to; ++t) {
     tree.slack[t] -= gpus;
     RefreshSlackBits(tree, t);
+    if (!anywhere_slack_.empty()) {
+      anywhere_slack_[t] -= gpus;
+      RefreshAnywhereBits(t);
+    }
   }
 }
 
@@ -213,6 +224,34 @@ void BlockGrid::Reserve(int group, int step, int gpus) {
   tree.slack[step] -= gpus;
   ORDO_ASSERT(tree.slack[step] >= 0);
   RefreshSlackBits(tree, step);
+  if (!anywhere_slack_.empty()) {
+    anywhere_slack_[step] -= gpus;
+    RefreshAnywhereBits(step);
+  }
+}
+
+void BlockGrid::ReserveAnywhere(int step, int gpus) {
+  if (anywhere_slack_.empty()) {
+    int height = 0;
+    for (const Tree& tree : trees_) height = std::max(height, tree.height);
+    anywhere_slack_.assign(horizon_, 0);
+    anywhere_low_.assign(height + 1, std::vector<uint64_t>(words_, 0));
+    for (int t = 0; t < horizon_; ++t) {
+      for (const Tree& tree : trees_) anywhere_slack_[t] += tree.slack[t];
+      RefreshAnywhereBits(t);
+    }
+  }
+  anywhere_slack_[step] -= gpus;
+  ORDO_ASSERT(anywhere_slack_[step] >= 0);
+  RefreshAnywhereBits(step);
+}
+
+void BlockGrid::RefreshAnywhereBits(int step) {
+  const uint64_t bit = uint64_t{1} << (step % 64);
+  for (size_t l = 0; l < anywhere_low_.size(); ++l) {
+    uint64_t& word = anywhere_low_[l][step / 64];
+    word = anywhere_slack_[step] < (1 << l) ? (word | bit) : (word & ~bit);
+  }
 }
 
 void BlockGrid::RefreshSlackBits(Tree& tree, int step) {

@@ -49,6 +49,10 @@ class BlockGrid {
 
   /// Takes `gpus` from group `group`'s slack at `step` (a service's reservation there).
   void Reserve(int group, int step, int gpus);
+  /// Takes `gpus` at `step` from the cluster's slack instead (a reservation that services usable
+  /// in every group place only later, wherever jobs leave room): from the first call on, a block
+  /// fits at a step only if the whole cluster keeps that many GPUs free of jobs.
+  void ReserveAnywhere(int step, int gpus);
 
   [[nodiscard]] int slack(int group, int step) const { return trees_[group].slack[step]; }
   [[nodiscard]] int horizon_steps() const { return horizon_; }
@@ -78,6 +82,12 @@ class BlockGrid {
   uint64_t* Mask(Tree& tree, int level, int node) {
     return &tree.and_masks[level][static_cast<size_t>(node) * words_];
   }
+
+  // Per step: GPUs free of jobs in the cluster minus ReserveAnywhere's reservations (empty until
+  // its first call); [L]: the steps where that is below 2^L.
+  std::vector<int> anywhere_slack_;
+  std::vector<std::vector<uint64_t>> anywhere_low_;
+  void RefreshAnywhereBits(int step);
 
   int horizon_;
   int words_;

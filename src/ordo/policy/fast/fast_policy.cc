@@ -3,13 +3,15 @@
 // Algorithm.
 //  1. Running jobs are pinned on a BlockGrid (buddy trees of aligned blocks over steps).
 //  2. Services as curves (service_curves.h): floors first, then by priority the smallest curve
-//     that covers demand and obeys the churn limit (ramping up ahead of peaks). Their counts are
-//     reserved per group and step; their GPU ids are chosen last.
+//     that covers demand and obeys the churn limit (ramping up ahead of peaks), then pairs that
+//     compete for the same GPUs re-planned together. Their counts are reserved per group and
+//     step (or, in one variant, in the cluster as a whole); their GPU ids are chosen last.
 //  3. Batch work by greedy passes over the whole horizon: jobs in a value-aware order, each at the
 //     earliest start where some shape fits, on the buddy best-fit block (keeps large blocks whole);
 //     among shapes, the one with the most reward (or, in some passes, the earliest finish).
 //  4. Improvement: a few deterministic orders, then seeded perturbations of the best order (move
-//     one job elsewhere in the order; every other move aimed at a job that lost reward), keeping
+//     one job elsewhere in the order; every other move aimed at a job that lost reward; the jobs
+//     before the first moved position keep the best pass's placements without a search), keeping
 //     the best pass; then a few displacement moves (a job that lost reward takes GPUs a service's
 //     curve held, the services re-planned around it). The number of passes is fixed by the
 //     instance's size, so the same input and seed give the same plan; the time limit only cuts the
@@ -468,14 +470,19 @@ class FastPolicy final : public Policy {
   struct ServiceVariant {
     std::vector<char> after;  // services planned only after the batch work (floors before)
     CurveOptions curves;      // how the services are planned before it (floor_only = after)
+    // The services' GPUs reserved in the cluster as a whole (BlockGrid::ReserveAnywhere), their
+    // groups chosen step by step after the batch work, on what it leaves.
+    bool anywhere = false;
   };
 
   // The variants: services first; services capped at the same quantile (50%, 75%, 90%) of their
   // own demand, which leaves a steady block of capacity to long rigid jobs, as a peak reservation
   // would, without its idle troughs; when some service's worth per GPU-step (M x priority, the
   // penalty avoided) is below a waiting job's priority, those services after the batch work;
-  // services packed away from the groups type-bound jobs need; and, with several services, the
-  // churn-limited ones' curves first where their demand exceeds the GPUs free of running jobs.
+  // services packed away from the groups type-bound jobs need; with several services, the
+  // churn-limited ones' curves first where their demand exceeds the GPUs free of running jobs;
+  // and, with several groups, the services that can use every group reserved in the cluster as a
+  // whole, their groups chosen after the batch work.
   // Each variant is judged by the planning objective, never by a rule of thumb.
   std::vector<ServiceVariant> ServiceVariants(const std::vector<std::vector<int>>& free,
                                               const std::vector<int>& candidates) const {
@@ -539,6 +546,15 @@ class FastPolicy final : public Policy {
       compete = demand > room;
     }
     if (compete && limited > 0) variants.push_back(ServiceVariant{{}, {.tightest_first = true}});
+    // Services held anywhere, where some service can use every group of several: a reservation
+    // per group, one ranking of groups for the whole horizon, keeps a service in a group while a
+    // job that can run only there (its GPU type, or the only group wide enough) waits; placed
+    // after the batch work, the service moves between groups over time.
+    if (s.cluster.groups.size() > 1 &&
+        std::any_of(s.services.begin(), s.services.end(),
+                    [&](const Service& x) { return UsesEveryGroup(x); })) {
+      variants.push_back(ServiceVariant{{}, {}, true});
+    }
     return variants;
   }
 
@@ -552,27 +568,41 @@ class FastPolicy final : public Policy {
     Outcome outcome;
     outcome.counts = PlanServiceCounts(s, free, variant.curves);
     BlockGrid base = pinned;
-    for (size_t g = 0; g < free.size(); ++g) {
+    if (variant.anywhere) {
+      // The services that can use every group anywhere; the others in their groups.
+      ServiceCounts in_groups = outcome.counts;
       for (int t = 0; t < s.horizon_steps; ++t) {
-        int reserved = 0;
-        for (const auto& per_group : outcome.counts) reserved += per_group[g][t];
-        if (reserved > 0) base.Reserve(static_cast<int>(g), t, reserved);
+        int anywhere = 0;
+        for (size_t i = 0; i < s.services.size(); ++i) {
+          if (!UsesEveryGroup(s.services[i])) continue;
+          for (auto& per_group : in_groups[i]) {
+            anywhere += per_group[t];
+            per_group[t] = 0;
+          }
+        }
+        base.ReserveAnywhere(t, anywhere);
       }
+      ReserveCounts(in_groups, base);
+    } else {
+      ReserveCounts(outcome.counts, base);
     }
     outcome.pass = RunSchedule(base, candidates, passes);
+    if (variant.anywhere) {
+      // The curves again, on the GPUs the batch work leaves in each group (as many in all as
+      // were reserved; the groups of the services held anywhere chosen step by step).
+      bool complete = true;
+      ServiceCounts counts = PlanServiceCounts(s, LeftBy(free, outcome.pass), {}, &complete);
+      if (complete) {
+        outcome.counts = std::move(counts);
+      } else {  // some floor did not fit where it was reserved anywhere: reserve per group
+        base = pinned;
+        ReserveCounts(outcome.counts, base);
+        outcome.pass = RunSchedule(base, candidates, passes);
+      }
+    }
     if (!after.empty()) {
       // Capacity left after the jobs and the services planned first.
-      std::vector<std::vector<int>> left = free;
-      for (size_t j = 0; j < s.jobs.size(); ++j) {
-        const Placement& p = outcome.pass.placements[j];
-        if (p.shape < 0) continue;
-        const Shape& shape = s.jobs[j].shapes[p.shape];
-        const int g = s.cluster.group_of(p.first_gpu);
-        for (int t = p.start_step;
-             t < std::min(s.horizon_steps, p.start_step + shape.duration_steps); ++t) {
-          left[g][t] -= shape.gpus;
-        }
-      }
+      std::vector<std::vector<int>> left = LeftBy(free, outcome.pass);
       for (size_t i = 0; i < s.services.size(); ++i) {
         if (after[i]) continue;
         for (size_t g = 0; g < free.size(); ++g) {
@@ -586,6 +616,29 @@ class FastPolicy final : public Policy {
     }
     outcome.objective = outcome.pass.reward - UnmetPenalty(outcome.counts);
     return outcome;
+  }
+
+  bool UsesEveryGroup(const Service& service) const {
+    return std::all_of(scenario_->cluster.groups.begin(), scenario_->cluster.groups.end(),
+                       [&](const NodeGroup& g) { return service.requirement.Matches(g); });
+  }
+
+  // Per group and step: what `free` leaves after the jobs `pass` starts.
+  std::vector<std::vector<int>> LeftBy(const std::vector<std::vector<int>>& free,
+                                       const PassResult& pass) const {
+    const Scenario& s = *scenario_;
+    std::vector<std::vector<int>> left = free;
+    for (size_t j = 0; j < s.jobs.size(); ++j) {
+      const Placement& p = pass.placements[j];
+      if (p.shape < 0) continue;
+      const Shape& shape = s.jobs[j].shapes[p.shape];
+      const int g = s.cluster.group_of(p.first_gpu);
+      for (int t = p.start_step; t < std::min(s.horizon_steps, p.start_step + shape.duration_steps);
+           ++t) {
+        left[g][t] -= shape.gpus;
+      }
+    }
+    return left;
   }
 
   // Displacement moves: a job that the outcome starts later than its arrival allows (or not at
@@ -677,11 +730,16 @@ class FastPolicy final : public Policy {
                          int passes) const {
     PassResult best;
     std::vector<int> best_order;
-    auto consider = [&](const std::vector<int>& order, ShapeRule rule) {
-      PassResult result = RunPass(base, order, rule);
+    ShapeRule best_rule = ShapeRule::kMostReward;
+    bool best_is_pass = false;  // best is RunPass(best_order, best_rule)'s result
+    // `replay`: the first positions of `order` are best_order's, placed as best places them.
+    auto consider = [&](const std::vector<int>& order, ShapeRule rule, size_t replay = 0) {
+      PassResult result = RunPass(base, order, rule, replay > 0 ? &best : nullptr, replay);
       if (result.reward > best.reward) {
         best = std::move(result);
         best_order = order;
+        best_rule = rule;
+        best_is_pass = true;
       }
     };
     int done = 0;
@@ -705,13 +763,25 @@ class FastPolicy final : public Policy {
       if (stepped.reward > best.reward) {
         best = std::move(stepped);
         best_order = std::move(started_order);
+        best_is_pass = false;
       }
     }
-    if (best.placements.empty()) best = RunPass(base, candidates, ShapeRule::kMostReward);
+    if (best.placements.empty()) {
+      best = RunPass(base, candidates, ShapeRule::kMostReward);
+      best_order = candidates;
+      best_is_pass = true;
+    }
+    // The perturbations share the budget left, counted in job placements searched: a move leaves
+    // the order before its first moved position as it was, so those jobs are placed where the
+    // best pass placed them (no search; counted as half of one, what marking the grid costs) and
+    // only the rest is searched.
     std::mt19937_64 rng(options_->seed);
-    for (; done < passes && candidates.size() > 1 && !OutOfTime(); ++done) {
+    const size_t n = candidates.size();
+    const long long budget =
+        static_cast<long long>(std::max(0, passes - done)) * static_cast<long long>(n);
+    constexpr long long kReplaysPerSearch = 2;
+    for (long long spent = 0; spent < budget && n > 1 && !OutOfTime(); ++done) {
       std::vector<int> order = best_order;
-      const size_t n = order.size();
       size_t from = rng() % n, to = 0;
       // Every other move is aimed: a job that the best pass starts later than it could have (or
       // not at all), drawn in proportion to the reward that costs, goes to an earlier position
@@ -736,7 +806,10 @@ class FastPolicy final : public Policy {
       order.insert(order.begin() + static_cast<long>(to), job);
       const ShapeRule rule =
           alternatives && rng() % 4 == 0 ? ShapeRule::kEarliestFinish : ShapeRule::kMostReward;
-      consider(order, rule);
+      const size_t replay = best_is_pass && rule == best_rule ? std::min(from, to) : 0;
+      consider(order, rule, replay);
+      spent +=
+          static_cast<long long>(n - replay) + static_cast<long long>(replay) / kReplaysPerSearch;
     }
     return best;
   }
@@ -765,9 +838,10 @@ class FastPolicy final : public Policy {
 
   // Greedy passes in all: about kPlacementBudget job placements, at least kMinPasses (the best
   // seed orders) and at most kMaxPasses. Measured in bench/fast_bench.cc: a placement costs
-  // 0.3-8 us from 8 to 32,768 GPUs, so this keeps every size inside its latency target.
+  // 0.3-8 us from 8 to 32,768 GPUs, so this keeps every size inside its latency target. (48, not
+  // 32: on small instances more perturbations still pay, docs/fast-mode.md.)
   static int PassBudget(size_t jobs) {
-    constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 32;
+    constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 48;
     if (jobs == 0) return 0;
     return static_cast<int>(std::clamp(kPlacementBudget / jobs, kMinPasses, kMaxPasses));
   }
@@ -897,14 +971,28 @@ class FastPolicy final : public Policy {
     return result;
   }
 
-  PassResult RunPass(const BlockGrid& base, const std::vector<int>& order, ShapeRule rule) const {
+  // One greedy pass over `order`. The first `replay` jobs are placed where `replayed` (a pass
+  // over an order that begins with the same jobs, by the same rule) placed them, without a search:
+  // the same placements a search would find.
+  PassResult RunPass(const BlockGrid& base, const std::vector<int>& order, ShapeRule rule,
+                     const PassResult* replayed = nullptr, size_t replay = 0) const {
     const Scenario& s = *scenario_;
     BlockGrid grid = base;
     PassResult result;
     result.reward = 0;
     result.placements.assign(s.jobs.size(), Placement{});
-    for (int j : order) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int j = order[k];
       const Job& job = s.jobs[j];
+      if (k < replay) {
+        const Placement& p = replayed->placements[j];
+        if (p.shape < 0) continue;
+        const Shape& shape = job.shapes[p.shape];
+        grid.Occupy(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
+        result.reward += Reward(job, shape, p.start_step);
+        result.placements[j] = p;
+        continue;
+      }
       Placement chosen;
       double chosen_reward = -1;
       int chosen_finish = 0;

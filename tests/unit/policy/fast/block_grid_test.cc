@@ -89,6 +89,26 @@ TEST(BlockGridTest, ServiceSlackBlocksOtherwiseFreeBlocks) {
   EXPECT_EQ(grid.FindEarliest(2, 1, {}, 0)->start_step, 0);
 }
 
+TEST(BlockGridTest, ReservationAnywhereBindsTheClusterNotAGroup) {
+  // Two 4-GPU groups, 4 GPUs reserved anywhere at steps 0-1: one 4-GPU block fits there (in
+  // either group), a second only from step 2; a job in one group then leaves the other group's
+  // GPUs to the reservation.
+  const Scenario s = ScenarioBuilder("g").Steps(4).Group("a", 1, 4).Group("b", 1, 4).Build();
+  BlockGrid grid(s.cluster, 4);
+  grid.ReserveAnywhere(0, 4);
+  grid.ReserveAnywhere(1, 4);
+  const auto first = grid.FindEarliest(4, 2, {}, 0);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->start_step, 0);
+  grid.Occupy(first->first_gpu, 4, 0, 2);
+  const auto second = grid.FindEarliest(4, 1, {}, 0);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->start_step, 2);
+  EXPECT_FALSE(grid.IsFree(4 - first->first_gpu, 4, 1, 1));
+  EXPECT_TRUE(grid.IsFree(4 - first->first_gpu, 4, 2, 1));
+  EXPECT_EQ(grid.FindEarliest(1, 1, {}, 0)->start_step, 2);
+}
+
 TEST(BlockGridTest, NonPowerOfTwoGroupNeverOffersPaddedBlocks) {
   const Scenario s = ScenarioBuilder("g").Steps(4).Group("a", 3, 4).Build();  // 12 GPUs
   BlockGrid grid(s.cluster, 4);

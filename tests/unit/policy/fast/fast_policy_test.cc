@@ -110,6 +110,33 @@ TEST(FastPolicyTest, ServiceKeepsOutOfTheOnlyGroupATypeBoundJobCanUse) {
   EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
 }
 
+TEST(FastPolicyTest, ServiceMovesBetweenGroupsOverTimeForJobsThatNeedEachGroup) {
+  // The 4-GPU service can run anywhere. The L4 job needs the L4 node at steps 0-3, the 8-GPU job
+  // the whole A100 node. Reserved per group for the whole horizon, the service holds the L4 node
+  // (best fit: the L4 job never runs) or half the A100 node (the 8-GPU job never runs), and a
+  // displacement move cannot free the A100 node where both fillers hold it. Reserved in the
+  // cluster as a whole, the jobs are placed first and the service moves: A100 at steps 0-3,
+  // L4 at 4-7, and only one filler runs.
+  const Scenario s = ScenarioBuilder("move")
+                         .Steps(8)
+                         .Group("l4", 1, 4, "L4", 24)
+                         .Group("a100", 1, 8, "A100", 80)
+                         .Objective(0, 8)
+                         .Service(MakeService("chat").Priority(10).Demand({4, 4, 4, 4, 4, 4, 4, 4}))
+                         .Job(MakeJob("l4-job").Gpus(4).Duration(4).Priority(5).GpuType("L4"))
+                         .Job(MakeJob("wide").Gpus(8).Duration(4).Priority(3))
+                         .Job(MakeJob("filler-1").Gpus(4).Duration(4).Priority(1))
+                         .Job(MakeJob("filler-2").Gpus(4).Duration(4).Priority(1))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  ASSERT_TRUE(FindJob(plan, "l4-job")->started());
+  ASSERT_TRUE(FindJob(plan, "wide")->started());
+  EXPECT_EQ(*FindJob(plan, "l4-job")->start_step, 0);
+  EXPECT_EQ(*FindJob(plan, "wide")->start_step, 4);
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 0);
+  EXPECT_DOUBLE_EQ(plan.metrics.objective, 5 * 4 * 4 + 3 * 8 * 4 + 1 * 4 * 4);
+}
+
 TEST(FastPolicyTest, AValuableJobTakesTheGpusOfAServicesRampWhenThatIsWorthMore) {
   // Serving the step-3 peak in full needs 2 GPUs held at step 2 (churn 2), which keeps the 4-GPU
   // job out of steps 0-2 altogether. The job earns more than the 2 unmet GPU-steps cost (M = 8),
