@@ -217,32 +217,6 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     milp_.AddRow(-kInfinity, 1, terms);
   }
 
-  // Per job with a choice, two aggregates of its patterns: `runs` (binary, the sum) and `start`
-  // (integer, the sum of start x pattern). They change no solution, but branching on them splits
-  // "whether" and "when" instead of one block among many interchangeable ones, and CBC derives
-  // cuts from their rows. Measured on ten contended instances, 15 CPU s each, with and without
-  // them side by side (docs/full-mode.md): random-24 proven in 9 s (unproven in 20 without),
-  // random-4 in 2.1 s (5.6), gaps 14.3 -> 2.9% (random-14), 6.4 -> 4.7% (random-2), 13.3 -> 3.3%
-  // (random-30), a tighter bound on random-11; slower on two: random-25 (0.39 -> 0.94%), random-9
-  // (proven in 12.7 s against 6.2).
-  aggregate_runs_.assign(window.jobs.size(), -1);
-  aggregate_start_.assign(window.jobs.size(), -1);
-  for (size_t i = 0; i < window.jobs.size(); ++i) {
-    if (job_end_[i] - job_first_[i] < 2) continue;
-    aggregate_runs_[i] = milp_.AddBinary(0);
-    terms.clear();
-    for (int c = job_first_[i]; c < job_end_[i]; ++c) terms.push_back({c, 1.0});
-    terms.push_back({aggregate_runs_[i], -1.0});
-    milp_.AddRow(0, 0, terms);
-    aggregate_start_[i] = milp_.AddVariable(0, steps, 0, true);
-    terms.clear();
-    for (int c = job_first_[i]; c < job_end_[i]; ++c) {
-      terms.push_back({c, static_cast<double>(patterns_[c].start)});
-    }
-    terms.push_back({aggregate_start_[i], -1.0});
-    milp_.AddRow(0, 0, terms);
-  }
-
   // Rule 1 for batch work: GPUs in a group are grouped into atoms of the smallest block any
   // pattern there uses; aligned blocks of that size or larger contain an atom whole or not at all,
   // so one clique per (atom, step) is exact and the per-GPU rows would only repeat it.
@@ -357,14 +331,6 @@ std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* co
       }
     }
     all = all && found;
-  }
-  for (size_t i = 0; i < aggregate_runs_.size(); ++i) {
-    if (aggregate_runs_[i] < 0) continue;
-    const auto& placement = decisions.jobs[window_.jobs[i]];
-    bool runs = false;
-    for (int c = job_first_[i]; c < job_end_[i]; ++c) runs = runs || x[c] > 0.5;
-    x[aggregate_runs_[i]] = runs ? 1 : 0;
-    x[aggregate_start_[i]] = runs ? placement->start : 0;
   }
   const int steps = scenario_.horizon_steps;
   for (size_t s = 0; s < scenario_.services.size(); ++s) {

@@ -115,7 +115,6 @@ class PatternModel {
   std::vector<Pattern> patterns_;            // column i < patterns_.size() is patterns_[i]
   std::vector<int> job_first_, job_end_;     // per window job (same order): its pattern range
   ServiceColumns services_;
-  std::vector<int> aggregate_runs_, aggregate_start_;  // per window job, -1 without a choice
 };
 
 }  // namespace ordo::policy::full
