@@ -682,19 +682,8 @@ class FastPolicy final : public Policy {
         take(other, p);
         reward += Reward(s.jobs[other], s.jobs[other].shapes[p.shape], p.start_step);
       }
-      Placement moved;
-      double moved_reward = -1;
-      for (size_t shape = 0; shape < job.shapes.size(); ++shape) {
-        const Shape& sh = job.shapes[shape];
-        const auto found = grid.FindEarliest(sh.gpus, sh.duration_steps, job.requirement,
-                                             std::max(0, job.arrival_step));
-        if (!found) continue;
-        const double r = Reward(job, sh, found->start_step);
-        if (r > moved_reward) {
-          moved = Placement{static_cast<int>(shape), found->first_gpu, found->start_step};
-          moved_reward = r;
-        }
-      }
+      double moved_reward = 0;
+      const Placement moved = ChooseShape(grid, job, ShapeRule::kMostReward, moved_reward);
       if (moved.shape < 0) continue;
       take(j, moved);
       bool complete = true;
@@ -975,6 +964,33 @@ class FastPolicy final : public Policy {
     return result;
   }
 
+  // Each of the job's shapes at its earliest free block on `grid` (from its arrival), and the one
+  // `rule` prefers; shape < 0 when none fits. `reward` is the chosen placement's.
+  Placement ChooseShape(const BlockGrid& grid, const Job& job, ShapeRule rule,
+                        double& reward) const {
+    Placement chosen;
+    int chosen_finish = 0;
+    for (size_t k = 0; k < job.shapes.size(); ++k) {
+      const Shape& shape = job.shapes[k];
+      const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
+                                           std::max(0, job.arrival_step));
+      if (!found) continue;
+      const double r = Reward(job, shape, found->start_step);
+      const int finish = found->start_step + shape.duration_steps;
+      const bool better =
+          chosen.shape < 0 ||
+          (rule == ShapeRule::kMostReward
+               ? r > reward
+               : (finish < chosen_finish || (finish == chosen_finish && r > reward)));
+      if (better) {
+        chosen = Placement{static_cast<int>(k), found->first_gpu, found->start_step};
+        reward = r;
+        chosen_finish = finish;
+      }
+    }
+    return chosen;
+  }
+
   // One greedy pass over `order`. The first `replay` jobs are placed where `replayed` (a pass
   // over an order that begins with the same jobs, by the same rule) placed them, without a search:
   // the same placements a search would find.
@@ -997,27 +1013,8 @@ class FastPolicy final : public Policy {
         result.placements[j] = p;
         continue;
       }
-      Placement chosen;
-      double chosen_reward = -1;
-      int chosen_finish = 0;
-      for (size_t k = 0; k < job.shapes.size(); ++k) {
-        const Shape& shape = job.shapes[k];
-        const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
-                                             std::max(0, job.arrival_step));
-        if (!found) continue;
-        const double reward = Reward(job, shape, found->start_step);
-        const int finish = found->start_step + shape.duration_steps;
-        const bool better =
-            chosen.shape < 0 ||
-            (rule == ShapeRule::kMostReward
-                 ? reward > chosen_reward
-                 : (finish < chosen_finish || (finish == chosen_finish && reward > chosen_reward)));
-        if (better) {
-          chosen = Placement{static_cast<int>(k), found->first_gpu, found->start_step};
-          chosen_reward = reward;
-          chosen_finish = finish;
-        }
-      }
+      double chosen_reward = 0;
+      const Placement chosen = ChooseShape(grid, job, rule, chosen_reward);
       if (chosen.shape < 0) continue;
       const Shape& shape = job.shapes[chosen.shape];
       grid.Occupy(chosen.first_gpu, shape.gpus, chosen.start_step,
