@@ -11,6 +11,31 @@
 namespace ordo::policy {
 namespace {
 
+// A dynamic program's value that no path reaches.
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// One step of a churn-limited dynamic program: for every count r in [lo, hi], the previous count
+// r' in [prev_lo, prev_hi] with |r - r'| <= churn whose value(r') is highest (values of kNone are
+// skipped); emit(r, r') for each r that has one. A sliding-window maximum: O(hi - lo + prev_hi -
+// prev_lo). `window` is scratch space kept across calls.
+template <typename Value, typename Emit>
+void SlidingBest(int prev_lo, int prev_hi, int lo, int hi, long long churn, const Value& value,
+                 const Emit& emit, std::deque<int>& window) {
+  window.clear();
+  int added = prev_lo;  // next r' to add to the window
+  for (int r = lo; r <= hi; ++r) {
+    const long long from = std::max<long long>(prev_lo, r - churn);
+    const long long to = std::min<long long>(prev_hi, r + churn);
+    for (; added <= to; ++added) {
+      if (value(added) == kNone) continue;
+      while (!window.empty() && value(window.back()) <= value(added)) window.pop_back();
+      window.push_back(added);
+    }
+    while (!window.empty() && window.front() < from) window.pop_front();
+    if (!window.empty()) emit(r, window.front());
+  }
+}
+
 constexpr long long kNoLimit = std::numeric_limits<int>::max();
 
 class CountPlanner {
@@ -168,7 +193,6 @@ class CountPlanner {
     // Served demand first; one held GPU-step weighs less than any served unit over the horizon.
     const double kServed = 1.0;
     const double kHeld = 1.0 / (2.0 * horizon * (top + 1));
-    constexpr double kNone = -std::numeric_limits<double>::infinity();
     const size_t width = static_cast<size_t>(top) + 1;
     std::vector<double> best(width, kNone), next(width, kNone);
     std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);
@@ -181,24 +205,16 @@ class CountPlanner {
       return worth * std::min(r, service.demand[t]) - cost * r;
     };
     for (int r = lo[0]; r <= hi[0]; ++r) best[r] = gain(0, r);
-    std::deque<int> window;  // candidates r' for the sliding maximum, best value first
+    std::deque<int> window;
     for (int t = 1; t < horizon; ++t) {
       std::fill(next.begin(), next.end(), kNone);
-      window.clear();
-      int added = lo[t - 1];  // next r' to add to the window
-      for (int r = lo[t]; r <= hi[t]; ++r) {
-        const long long from = std::max<long long>(lo[t - 1], r - churn);
-        const long long to = std::min<long long>(hi[t - 1], r + churn);
-        for (; added <= to; ++added) {
-          if (best[added] == kNone) continue;
-          while (!window.empty() && best[window.back()] <= best[added]) window.pop_back();
-          window.push_back(added);
-        }
-        while (!window.empty() && window.front() < from) window.pop_front();
-        if (window.empty()) continue;
-        next[r] = best[window.front()] + gain(t, r);
-        choice[static_cast<size_t>(t) * width + r] = window.front();
-      }
+      SlidingBest(
+          lo[t - 1], hi[t - 1], lo[t], hi[t], churn, [&](int r) { return best[r]; },
+          [&](int r, int from) {
+            next[r] = best[from] + gain(t, r);
+            choice[static_cast<size_t>(t) * width + r] = from;
+          },
+          window);
       std::swap(best, next);
     }
     int r = -1;
@@ -296,7 +312,6 @@ class CountPlanner {
     const double held_cost = 1.0 / (4.0 * horizon * static_cast<double>(top_i + top_j + 1));
     const long long churn_i = s_.services[i].max_change_per_step.value_or(top_i + 1);
     const long long churn_j = s_.services[j].max_change_per_step.value_or(top_j + 1);
-    constexpr double kNone = -std::numeric_limits<double>::infinity();
     auto at = [&](size_t a, size_t b) { return a * wj + b; };
     std::vector<double> best(wi * wj, kNone), along_j(wi * wj, kNone), next(wi * wj, kNone);
     std::vector<int> arg_j(wi * wj, -1);
@@ -313,44 +328,27 @@ class CountPlanner {
       // a'), then over a' within i's churn.
       std::fill(along_j.begin(), along_j.end(), kNone);
       for (int a = lo_i[t - 1]; a <= hi_i[t - 1]; ++a) {
-        window.clear();
-        int added = lo_j[t - 1];
-        for (int b = lo_j[t]; b <= hi_j[t]; ++b) {
-          const long long from = std::max<long long>(lo_j[t - 1], b - churn_j);
-          const long long to = std::min<long long>(hi_j[t - 1], b + churn_j);
-          for (; added <= to; ++added) {
-            if (best[at(a, added)] == kNone) continue;
-            while (!window.empty() && best[at(a, window.back())] <= best[at(a, added)]) {
-              window.pop_back();
-            }
-            window.push_back(added);
-          }
-          while (!window.empty() && window.front() < from) window.pop_front();
-          if (window.empty()) continue;
-          along_j[at(a, b)] = best[at(a, window.front())];
-          arg_j[at(a, b)] = window.front();
-        }
+        SlidingBest(
+            lo_j[t - 1], hi_j[t - 1], lo_j[t], hi_j[t], churn_j,
+            [&](int b) { return best[at(a, b)]; },
+            [&](int b, int from) {
+              along_j[at(a, b)] = best[at(a, from)];
+              arg_j[at(a, b)] = from;
+            },
+            window);
       }
       std::fill(next.begin(), next.end(), kNone);
       for (int b = lo_j[t]; b <= hi_j[t]; ++b) {
-        window.clear();
-        int added = lo_i[t - 1];
-        for (int a = lo_i[t]; a <= hi_i[t]; ++a) {
-          const long long from = std::max<long long>(lo_i[t - 1], a - churn_i);
-          const long long to = std::min<long long>(hi_i[t - 1], a + churn_i);
-          for (; added <= to; ++added) {
-            if (along_j[at(added, b)] == kNone) continue;
-            while (!window.empty() && along_j[at(window.back(), b)] <= along_j[at(added, b)]) {
-              window.pop_back();
-            }
-            window.push_back(added);
-          }
-          while (!window.empty() && window.front() < from) window.pop_front();
-          if (window.empty() || a + b > room[t]) continue;
-          const int pa = window.front(), pb = arg_j[at(pa, b)];
-          next[at(a, b)] = along_j[at(pa, b)] + gain(t, a, b);
-          choice[static_cast<size_t>(t) * wi * wj + at(a, b)] = static_cast<int>(at(pa, pb));
-        }
+        SlidingBest(
+            lo_i[t - 1], hi_i[t - 1], lo_i[t], hi_i[t], churn_i,
+            [&](int a) { return along_j[at(a, b)]; },
+            [&](int a, int pa) {
+              if (a + b > room[t]) return;
+              const int pb = arg_j[at(pa, b)];
+              next[at(a, b)] = along_j[at(pa, b)] + gain(t, a, b);
+              choice[static_cast<size_t>(t) * wi * wj + at(a, b)] = static_cast<int>(at(pa, pb));
+            },
+            window);
       }
       std::swap(best, next);
     }
