@@ -39,6 +39,7 @@
 #include "ordo/core/validate.h"
 #include "ordo/io/scenario_io.h"
 #include "ordo/policy/baselines/baselines.h"
+#include "ordo/policy/common/promises.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/bound.h"
 #include "ordo/policy/full/decisions.h"
@@ -202,8 +203,8 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
 /// whole model however large: the promise rows are not in LNS's neighbourhoods.
 ordo::policy::full::FullModeConfig PromisesConfig(const Plan& fifo, const Plan& reactive) {
   ordo::policy::full::FullModeConfig config;
-  config.promises = ordo::policy::full::ModelPromises{fifo.metrics.value,
-                                                      reactive.metrics.realtime_unmet_gpu_steps};
+  config.promises =
+      ordo::policy::Promises{fifo.metrics.value, reactive.metrics.realtime_unmet_gpu_steps};
   config.max_whole_columns = 200'000;
   config.max_whole_nonzeros = 1e9;
   config.whole_nonzeros_per_second = 1e9;
@@ -290,10 +291,9 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
       full.bound = plan->metrics.solver->best_bound;
       full.gap = 100.0 * plan->metrics.solver->gap;
       if (fifo && reactive) {
-        full.keeps =
-            plan->metrics.value >=
-                fifo->metrics.value - 1e-6 * std::max(1.0, fifo->metrics.value) &&
-            plan->metrics.realtime_unmet_gpu_steps <= reactive->metrics.realtime_unmet_gpu_steps;
+        full.keeps = KeepsPromises(
+            plan->metrics,
+            Promises{fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps});
       }
     }
   }

@@ -45,6 +45,7 @@
 #include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/common/explain.h"
 #include "ordo/policy/common/plan_builder.h"
+#include "ordo/policy/common/promises.h"
 #include "ordo/policy/fast/block_grid.h"
 #include "ordo/policy/fast/service_curves.h"
 
@@ -216,8 +217,8 @@ class FastPolicy final : public Policy {
       pool.push_back(std::move(other));
     }
     Promises promises;
-    if (fifo) promises.value = fifo->metrics.value;
-    if (reactive) promises.unmet = reactive->metrics.realtime_unmet_gpu_steps;
+    if (fifo) promises.min_value = fifo->metrics.value;
+    if (reactive) promises.max_unmet_gpu_steps = reactive->metrics.realtime_unmet_gpu_steps;
     Selection selection;
     for (size_t i = 0; i < pool.size(); ++i) selection.Consider(promises, pool[i].metrics, i);
     if (!selection.refused) return std::move(pool[selection.best]);
@@ -236,7 +237,7 @@ class FastPolicy final : public Policy {
     if (reactive) {
       for (auto budget : {&FastPolicy::BudgetCounts, &FastPolicy::PricedBudgetCounts}) {
         if (OutOfTime()) break;
-        if (auto counts = (this->*budget)(free, promises.unmet)) {
+        if (auto counts = (this->*budget)(free, promises.max_unmet_gpu_steps)) {
           BlockGrid base = pinned;
           ReserveCounts(*counts, base);
           const PassResult pass = RunSchedule(base, candidates, passes);
@@ -273,11 +274,6 @@ class FastPolicy final : public Policy {
     return std::move(pool[chosen]);
   }
 
-  struct Promises {
-    double value = -std::numeric_limits<double>::infinity();  // fifo's
-    long long unmet = std::numeric_limits<long long>::max();  // reactive's
-  };
-
   // The running choice of DoNoHarm.
   struct Selection {
     int best = -1;         // best objective among the plans that keep both promises
@@ -287,9 +283,8 @@ class FastPolicy final : public Policy {
     Metrics fallback_metrics;
 
     void Consider(const Promises& promises, const Metrics& m, size_t index) {
-      const bool value_kept =
-          m.value >= promises.value - 1e-6 * std::max(1.0, std::abs(promises.value));
-      const bool kept = value_kept && m.realtime_unmet_gpu_steps <= promises.unmet;
+      const bool value_kept = KeepsValuePromise(m, promises);
+      const bool kept = KeepsPromises(m, promises);
       if (kept && (best < 0 || m.objective > best_objective + 1e-9)) {
         best = static_cast<int>(index);
         best_objective = m.objective;

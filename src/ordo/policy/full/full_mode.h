@@ -35,7 +35,7 @@ struct FullModeConfig {
   LnsOptions lns;
   /// When set, the model keeps fast mode's two promises as constraints (whole model only: CBC
   /// gets all the time, no LNS; kInvalidArgument when the model is too large for that).
-  std::optional<ModelPromises> promises;
+  std::optional<Promises> promises;
 };
 
 struct FullModeStats {

@@ -68,33 +68,30 @@ struct WarmStart {
   bool keeps = true;   // keeps the promises asked of the model (if any)
 };
 
-/// Whether `plan` keeps `promises` (none asked: it does), with the tolerance fast mode uses.
-bool KeepsPromises(const Scenario& scenario, const Plan& plan,
-                   const std::optional<ModelPromises>& promises) {
-  if (!promises) return true;
-  const Metrics m = ComputeMetrics(scenario, plan);
-  return m.value >= promises->min_value - 1e-6 * std::max(1.0, std::abs(promises->min_value)) &&
-         m.realtime_unmet_gpu_steps <= promises->max_unmet_gpu_steps;
+/// Whether `plan` keeps `promises` (none asked: it does).
+bool PlanKeeps(const Scenario& scenario, const Plan& plan,
+               const std::optional<Promises>& promises) {
+  return !promises || KeepsPromises(ComputeMetrics(scenario, plan), *promises);
 }
 
 /// The better of fast mode's plan (given `fast_seconds`) and the simple greedy, a plan that keeps
 /// `promises` before one that does not. Either is checked before it is trusted; fast mode failing
 /// or erring leaves the greedy.
 WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, double fast_seconds,
-                        const std::optional<ModelPromises>& promises) {
+                        const std::optional<Promises>& promises) {
   WarmStart warm;
   warm.decisions = full::GreedyDecisions(scenario);
   warm.plan = full::Realize(scenario, warm.decisions, kName);
   warm.objective = ComputeObjective(scenario, warm.plan);
   warm.source = "greedy";
-  warm.keeps = KeepsPromises(scenario, warm.plan, promises);
+  warm.keeps = PlanKeeps(scenario, warm.plan, promises);
   PolicyOptions fast_options = options;
   fast_options.time_limit_s = fast_seconds;
   fast_options.explain = false;
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
   if (fast && CheckPlan(scenario, *fast).empty()) {
     const double objective = ComputeObjective(scenario, *fast);
-    const bool keeps = KeepsPromises(scenario, *fast, promises);
+    const bool keeps = PlanKeeps(scenario, *fast, promises);
     if ((keeps && !warm.keeps) || (keeps == warm.keeps && Better(objective, warm.objective))) {
       warm.decisions = full::DecisionsFromPlan(scenario, *fast);
       warm.plan = std::move(*fast);

@@ -181,7 +181,7 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window, const Bloc
 
 PatternModel::PatternModel(const Scenario& scenario, const Window& window,
                            const std::vector<uint8_t>& blocked, double fixed_reward,
-                           const ModelPromises* promises)
+                           const Promises* promises)
     : scenario_(scenario), window_(window) {
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
@@ -274,7 +274,7 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   if (promises != nullptr) AddPromises(*promises);
 }
 
-void PatternModel::AddPromises(const ModelPromises& promises) {
+void PatternModel::AddPromises(const Promises& promises) {
   const int steps = scenario_.horizon_steps;
   // value = sum of priority x gpus x steps run inside the horizon (running jobs: a constant) +
   // sum over services and steps of priority x min(allocated, demand) = demand - unmet slack

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ordo/core/scenario.h"
+#include "ordo/policy/common/promises.h"
 #include "ordo/policy/full/decisions.h"
 #include "ordo/solver/milp_model.h"
 
@@ -26,15 +27,6 @@ struct Window {
   int end_start = 0;
   int first_gpu = 0;  // patterns' blocks lie in [first_gpu, end_gpu)
   int end_gpu = 0;
-};
-
-/// Fast mode's two promises (docs/fast-mode.md, "Do no harm") as constraints of the model: the
-/// spec's undecayed `value` at least `min_value` (fifo's) and unmet real-time GPU-steps at most
-/// `max_unmet_gpu_steps` (reactive's). The MILP's optimum under them is the best plan fast mode
-/// may return, the fair yardstick for it where the unconstrained optimum breaks one.
-struct ModelPromises {
-  double min_value = 0;
-  long long max_unmet_gpu_steps = 0;
 };
 
 /// Columns of the service part of a model: [service][group][step] GPU counts and [service][step]
@@ -84,9 +76,10 @@ class PatternModel {
   /// Builds the model of `window`. `blocked` holds the GPU-steps of every job outside the window
   /// (running jobs included); `fixed_reward` is their reward, set as the objective offset so the
   /// model's objective is the plan's. With `promises` (whole problem only: `blocked` holds the
-  /// running jobs alone) the model keeps them too.
+  /// running jobs alone) the model keeps fast mode's two promises as rows: the MILP's optimum
+  /// under them is the best plan fast mode may return.
   PatternModel(const Scenario& scenario, const Window& window, const std::vector<uint8_t>& blocked,
-               double fixed_reward, const ModelPromises* promises = nullptr);
+               double fixed_reward, const Promises* promises = nullptr);
 
   [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }
   [[nodiscard]] int num_patterns() const { return static_cast<int>(patterns_.size()); }
@@ -107,7 +100,7 @@ class PatternModel {
     int first_gpu;
   };
 
-  void AddPromises(const ModelPromises& promises);
+  void AddPromises(const Promises& promises);
 
   const Scenario& scenario_;
   Window window_;

@@ -240,7 +240,7 @@ TEST(FullPolicy, LargeNeighbourhoodPathKeepsTheGuarantees) {
 }
 
 /// Fifo's value and reactive's unmet GPU-steps: fast mode's two promises on `scenario`.
-full::ModelPromises BaselinePromises(const Scenario& scenario) {
+Promises BaselinePromises(const Scenario& scenario) {
   auto fifo = MakeFifoPolicy()->Solve(scenario, PolicyOptions{});
   auto reactive = MakeReactivePolicy()->Solve(scenario, PolicyOptions{});
   EXPECT_TRUE(fifo.has_value() && reactive.has_value());
@@ -248,7 +248,7 @@ full::ModelPromises BaselinePromises(const Scenario& scenario) {
   return {fifo->metrics.value, reactive->metrics.realtime_unmet_gpu_steps};
 }
 
-void ExpectKeeps(const Scenario& scenario, const Plan& plan, const full::ModelPromises& promises,
+void ExpectKeeps(const Scenario& scenario, const Plan& plan, const Promises& promises,
                  uint64_t seed) {
   const Metrics m = ComputeMetrics(scenario, plan);
   EXPECT_GE(m.value, promises.min_value - Tolerance(promises.min_value)) << "seed " << seed;
@@ -260,7 +260,7 @@ TEST(FullPolicy, UnderPromisesKeepsThemAndLiesBetweenFastModeAndTheOptimum) {
   // fast mode's objective and at most the unconstrained optimum.
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     const Scenario scenario = TinyScenario(seed);
-    const full::ModelPromises promises = BaselinePromises(scenario);
+    const Promises promises = BaselinePromises(scenario);
     PolicyOptions options;
     options.time_limit_s = 20;
     options.seed = seed;
@@ -285,7 +285,7 @@ TEST(FullPolicy, PromisesBindWhereTheOptimumBreaksThem) {
   // Contended seed 29 (docs/full-mode.md, quality loop): the optimum, 692.38, leaves more real-time
   // demand unmet than reactive does; under the promises the optimum is lower and keeps them.
   const Scenario scenario = RandomScenario(29, testing::RandomScenarioOptions{.contended = true});
-  const full::ModelPromises promises = BaselinePromises(scenario);
+  const Promises promises = BaselinePromises(scenario);
   const Plan free = SolveFull(scenario, 30);
   ASSERT_EQ(free.metrics.solver->status, "optimal");
   EXPECT_GT(ComputeMetrics(scenario, free).realtime_unmet_gpu_steps, promises.max_unmet_gpu_steps);
