@@ -50,6 +50,11 @@ struct SolveParams {
   /// When set, the solve stops at the next opportunity once it reads true; the result is then
   /// kFeasibleAtLimit or kNoSolutionAtLimit. Owned by the caller, read from the solver's thread.
   const std::atomic<bool>* stop = nullptr;
+  /// A bound on the model's optimum proven elsewhere (a relaxation solved first), in the model's
+  /// sense with the offset; NaN for none. The search stops as soon as its incumbent is within
+  /// `relative_gap` of it (the result is then kOptimal), and the reported best_bound is the
+  /// tighter of the solver's and this one.
+  double known_bound = std::numeric_limits<double>::quiet_NaN();
   /// Seed for the solver's randomised choices.
   int seed = 1;
   /// Solver log verbosity (0 or 1: CBC prints past its handlers above 1, so more is capped); the

@@ -273,6 +273,104 @@ TEST(CbcBackend, OptimalStartStaysOptimal) {
   EXPECT_NEAR(second->objective, k.optimum, 1e-6);
 }
 
+TEST(CbcBackend, KnownBoundProvesAStartThatReachesIt) {
+  // No time to search: the start alone, proven optimal by a bound known from elsewhere.
+  for (const Sense sense : {Sense::kMaximize, Sense::kMinimize}) {
+    Knapsack k = RandomKnapsack(8, 12);
+    CbcBackend cbc;
+    auto first = cbc.Solve(k.model, SolveParams{});
+    ASSERT_TRUE(first.has_value());
+    MilpModel model = k.model;
+    if (sense == Sense::kMinimize) {
+      // The same knapsack as minimise -value: the known bound is -optimum.
+      model = MilpModel(Sense::kMinimize);
+      for (int j = 0; j < k.model.num_variables(); ++j) model.AddBinary(-k.model.objective()[j]);
+      for (int r = 0; r < k.model.num_rows(); ++r) {
+        std::vector<Term> terms;
+        for (int64_t i = k.model.row_start()[r]; i < k.model.row_start()[r + 1]; ++i) {
+          terms.push_back({k.model.row_index()[i], k.model.row_value()[i]});
+        }
+        model.AddRow(k.model.row_lower()[r], k.model.row_upper()[r], terms);
+      }
+    }
+    const double optimum = sense == Sense::kMaximize ? k.optimum : -k.optimum;
+    SolveParams params;
+    params.time_limit_s = 0;
+    params.mip_start = first->solution;
+    auto without = cbc.Solve(model, params);
+    ASSERT_TRUE(without.has_value());
+    EXPECT_EQ(without->status, ModelStatus::kFeasibleAtLimit);  // the root LP is no proof
+    params.known_bound = optimum;
+    auto with = cbc.Solve(model, params);
+    ASSERT_TRUE(with.has_value());
+    EXPECT_EQ(with->status, ModelStatus::kOptimal);
+    EXPECT_NEAR(with->objective, optimum, 1e-6);
+    EXPECT_NEAR(with->best_bound, optimum, 1e-6);
+    EXPECT_LE(with->gap, 1e-9);
+    // With time, the search is skipped altogether: the start already reaches the bound.
+    params.time_limit_s = kInfinity;
+    auto skipped = cbc.Solve(model, params);
+    ASSERT_TRUE(skipped.has_value());
+    EXPECT_EQ(skipped->status, ModelStatus::kOptimal);
+    EXPECT_EQ(skipped->nodes, 0);
+  }
+}
+
+TEST(CbcBackend, KnownBoundTightensTheReportedBoundOnly) {
+  Knapsack k = RandomKnapsack(9, 14);
+  CbcBackend cbc;
+  SolveParams params;
+  params.mip_start.assign(14, 0.0);
+  // Looser than what CBC proves: CBC's bound stays.
+  params.known_bound = 1e6;
+  auto loose = cbc.Solve(k.model, params);
+  ASSERT_TRUE(loose.has_value());
+  EXPECT_EQ(loose->status, ModelStatus::kOptimal);
+  EXPECT_NEAR(loose->best_bound, k.optimum, 1e-6);
+  // No time: tighter than anything CBC proved, not reached by the start (0): the bound, still no
+  // proof.
+  params.time_limit_s = 0;
+  params.known_bound = k.optimum;
+  auto tight = cbc.Solve(k.model, params);
+  ASSERT_TRUE(tight.has_value());
+  EXPECT_NEAR(tight->best_bound, k.optimum, 1e-9);
+  EXPECT_EQ(tight->status, ModelStatus::kFeasibleAtLimit);
+  EXPECT_NEAR(tight->gap, RelativeGap(0, k.optimum), 1e-12);
+  // Without any solution the bound is still reported.
+  params.mip_start.clear();
+  auto none = cbc.Solve(k.model, params);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->status, ModelStatus::kNoSolutionAtLimit);
+  EXPECT_NEAR(none->best_bound, k.optimum, 1e-9);
+  // Searching with it, CBC still finds the optimum and proves it.
+  params.time_limit_s = kInfinity;
+  auto searched = cbc.Solve(k.model, params);
+  ASSERT_TRUE(searched.has_value());
+  EXPECT_EQ(searched->status, ModelStatus::kOptimal);
+  EXPECT_NEAR(searched->objective, k.optimum, 1e-6);
+}
+
+TEST(CbcBackend, ModelWithoutIntegersIsItsLp) {
+  // max x + y  s.t.  2x + 2y <= 3, continuous: 1.5; and the empty model: its offset.
+  MilpModel m(Sense::kMaximize);
+  m.AddVariable(0, 1, 1, false);
+  m.AddVariable(0, 1, 1, false);
+  m.AddRow(-kInfinity, 3, {{0, 2.0}, {1, 2.0}});
+  CbcBackend cbc;
+  auto result = cbc.Solve(m, SolveParams{});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->status, ModelStatus::kOptimal);
+  EXPECT_NEAR(result->objective, 1.5, 1e-9);
+  EXPECT_NEAR(result->best_bound, 1.5, 1e-9);
+  MilpModel empty(Sense::kMaximize);
+  empty.set_objective_offset(7);
+  auto none = cbc.Solve(empty, SolveParams{});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->status, ModelStatus::kOptimal);
+  EXPECT_NEAR(none->objective, 7, 1e-9);
+  EXPECT_TRUE(none->solution.empty());
+}
+
 TEST(CbcBackend, LpRelaxationGivesTheFractionalOptimum) {
   // max x + y  s.t.  2x + 2y <= 3: the LP reaches 1.5, the integers only 1.
   MilpModel m(Sense::kMaximize);
