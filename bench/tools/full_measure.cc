@@ -185,7 +185,7 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
       "%s\tgpus=%d\tsteps=%d\tjobs=%zu\tservices=%zu\tcolumns=%s%lld\tnonzeros=%lld\tmode=%s\t"
       "greedy=%.2f\t"
       "fast=%.2f\twarm=%.2f(%s)\tfull=%.2f\tgain=%.3f%%\tstatus=%s\tbound=%.2f\tgap=%.4f%%\t"
-      "nodes=%lld\tlns=%d/%d/%d\twall=%.1f\tcpu=%.1f\tlegal=%d\tlp=%.2f\n",
+      "nodes=%lld\tlns=%d/%d/%d\twall=%.1f\tcpu=%.1f\tlegal=%d\tlp=%.2f\tpooled=%s/%.2f%s\n",
       scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
       scenario.jobs.size(), scenario.services.size(),
       stats.columns > settings.max_whole_columns ? ">" : "",
@@ -195,7 +195,7 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
       100.0 * (plan->metrics.objective - warm) / std::max(1.0, std::abs(warm)),
       report.status.c_str(), report.best_bound, 100.0 * report.gap, report.nodes,
       stats.lns.iterations, stats.lns.improvements, stats.lns.proven, seconds, cpu, legal ? 1 : 0,
-      lp_bound);
+      lp_bound, stats.pooled_status.c_str(), stats.pooled_bound, stats.packed ? "/packed" : "");
   std::fflush(stdout);
 }
 

@@ -11,12 +11,12 @@
 namespace ordo::policy::full {
 
 /// Up to these sizes the LP relaxation of the pattern model itself is tried; above, only the
-/// aggregated relaxation. The pattern LP is dense (a pattern sits in one clique per GPU atom and
-/// step it covers): 400k non-zeros solve in about 3 CPU seconds, 1.8M did not in a minute.
+/// pooled model's (pooled_model.h). The pattern LP is dense (a pattern sits in one clique per GPU
+/// atom and step it covers): 400k non-zeros solve in about 3 CPU seconds, 1.8M did not in a minute.
 inline constexpr int64_t kMaxPatternLpColumns = 100'000;
 inline constexpr int64_t kMaxPatternLpNonzeros = 1'000'000;
 
-/// An LP bound on the planning objective: the LP relaxation of the aggregated model — one column
+/// An LP bound on the planning objective: the LP relaxation of the pooled model — one column
 /// per (job, shape, start, node group), a capacity row per (group, step) instead of per-GPU
 /// cliques, far sparser, solved first — then, when within the sizes above and time is left, of the
 /// pattern model itself; the tighter of those solved. Both relax the exact MILP, so both bound it.

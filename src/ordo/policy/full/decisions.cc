@@ -61,6 +61,16 @@ double PlacementReward(const Scenario& scenario, const Job& job, const Shape& sh
   return job.priority * shape.gpus * weight;
 }
 
+double RunningReward(const Scenario& scenario) {
+  double reward = 0;
+  for (const Job& job : scenario.jobs) {
+    if (job.running) {
+      reward += PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
+    }
+  }
+  return reward;
+}
+
 double DecisionsObjective(const Scenario& scenario, const Decisions& decisions) {
   double objective = 0;
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {

@@ -43,6 +43,9 @@ double DecisionsObjective(const Scenario& scenario, const Decisions& decisions);
 /// inside the horizon of (1 - alpha t / T).
 double PlacementReward(const Scenario& scenario, const Job& job, const Shape& shape, int start);
 
+/// Reward of the running jobs (they keep their blocks in every plan): a constant of every model.
+double RunningReward(const Scenario& scenario);
+
 /// GPU-steps (inside the horizon) held by batch work: running jobs, plus the placed jobs of
 /// `decisions` unless `decisions` is null. Indexed [gpu * T + step]; 1 = held.
 std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* decisions,

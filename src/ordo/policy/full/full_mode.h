@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -29,6 +30,10 @@ struct FullModeConfig {
   /// gaps within a minute; from ~200k it rarely gets past the root.
   double whole_share = 0.5;
   double whole_alone_nonzeros = 100'000;
+  /// Shares of the remaining time the pooled model (pooled_model.h) may take before the whole
+  /// pattern model, and then the packing of its solution into blocks (whole path).
+  double pooled_share = 0.3;
+  double pack_share = 0.1;
   /// Share of the remaining time the LP bound may take before LNS starts (LNS path).
   double lp_bound_share = 0.25;
   /// LNS settings; deadline, stop and seed come from the policy options.
@@ -45,6 +50,9 @@ struct FullModeStats {
   double warm_objective = 0;  // of the warm start
   std::string warm_source;    // "fast" or "greedy"
   bool lp_bound = false;      // LNS: the LP relaxation was solved in time for the bound
+  std::string pooled_status;  // whole path: the pooled model's status ("" when not solved)
+  double pooled_bound = std::numeric_limits<double>::quiet_NaN();
+  bool packed = false;  // the pooled solution was packed into blocks whole
   LnsStats lns;
 };
 

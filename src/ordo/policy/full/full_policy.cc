@@ -40,6 +40,7 @@
 #include "ordo/policy/full/greedy_start.h"
 #include "ordo/policy/full/lns.h"
 #include "ordo/policy/full/pattern_model.h"
+#include "ordo/policy/full/pooled_model.h"
 #include "ordo/solver/milp_backend.h"
 
 namespace ordo::policy {
@@ -104,14 +105,54 @@ WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, 
   return warm;
 }
 
-double RunningReward(const Scenario& scenario) {
-  double reward = 0;
-  for (const Job& job : scenario.jobs) {
-    if (job.running) {
-      reward += full::PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
-    }
-  }
-  return reward;
+/// What the pooled model (pooled_model.h) gave: its best bound (NaN for none) and, when its
+/// solution could be packed into blocks, that plan and its objective.
+struct Pooled {
+  double bound = std::numeric_limits<double>::quiet_NaN();
+  std::optional<Decisions> packed;
+  double objective = -std::numeric_limits<double>::infinity();
+};
+
+/// Solves the pooled model (in at most config.pooled_share of the time left), then packs its
+/// solution into blocks with the pattern model restricted to its choices (config.pack_share).
+/// Small, and free of the symmetry between interchangeable blocks, the pooled model is often
+/// solved to optimality in seconds; when its plan packs, that plan is optimal.
+Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promises* promises,
+                   const std::vector<uint8_t>& running, solver::MilpBackend& backend,
+                   const FullModeConfig& config, const PolicyOptions& options,
+                   Clock::time_point deadline, FullModeStats& stats) {
+  Pooled out;
+  const PooledModel pooled(scenario, running, /*integer=*/true, promises);
+  solver::SolveParams params;
+  params.time_limit_s = config.pooled_share * SecondsLeft(deadline);
+  params.relative_gap = kRelativeGap;
+  params.mip_start = pooled.ToColumns(warm);
+  params.stop = options.stop;
+  params.seed = static_cast<int>(options.seed % 1'000'003);
+  auto result = backend.Solve(pooled.milp(), params);
+  if (!result) return out;
+  stats.pooled_status = std::string(solver::ModelStatusName(result->status));
+  if (std::isfinite(result->best_bound)) out.bound = stats.pooled_bound = result->best_bound;
+  if (!solver::HasSolution(result->status)) return out;
+
+  Window pack = WholeProblem(scenario);
+  pack.pinned = pooled.Placements(result->solution);
+  const PatternModel packing(scenario, pack, running, RunningReward(scenario), promises);
+  params = solver::SolveParams{};
+  params.time_limit_s = config.pack_share * SecondsLeft(deadline);
+  params.relative_gap = kRelativeGap;
+  // A packing that earns the pooled solution's objective is what is looked for: stop there.
+  params.known_bound = result->objective;
+  params.stop = options.stop;
+  params.seed = static_cast<int>(options.seed % 1'000'003);
+  auto packed = backend.Solve(packing.milp(), params);
+  if (!packed || !solver::HasSolution(packed->status)) return out;
+  Decisions decisions = warm;
+  packing.Apply(packed->solution, decisions);
+  out.objective = DecisionsObjective(scenario, decisions);
+  out.packed = std::move(decisions);
+  stats.packed = solver::RelativeGap(out.objective, result->objective) <= kRelativeGap;
+  return out;
 }
 
 class FullPolicy final : public Policy {
@@ -167,16 +208,27 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     return FailInput("promises", "the model is too large to solve whole within the time limit");
   }
   if (local.whole) {
+    const Promises* promises = config.promises ? &*config.promises : nullptr;
+    double start_objective = warm.objective;
+    const Pooled pooled = SolvePooled(scenario, warm.decisions, promises, running, **backend,
+                                      config, options, deadline, local);
+    if (pooled.packed && (Better(pooled.objective, start_objective) || !warm.keeps)) {
+      start_objective = pooled.objective;
+      improved = pooled.packed;
+    }
     solver::SolveParams params;
     const bool alone = static_cast<double>(local.nonzeros) <= config.whole_alone_nonzeros ||
                        config.promises.has_value();
     params.time_limit_s = (alone ? 1.0 : config.whole_share) * SecondsLeft(deadline);
     params.relative_gap = kRelativeGap;
-    params.mip_start = model->ToColumns(warm.decisions);
+    params.known_bound = pooled.bound;
+    params.mip_start = model->ToColumns(improved ? *improved : warm.decisions);
     params.stop = options.stop;
     params.seed = static_cast<int>(options.seed % 1'000'003);
     auto result = (*backend)->Solve(model->milp(), params);
-    // A failed call leaves the warm start, reported as feasible with the trivial bound.
+    // A failed call leaves the warm start (or the packed pooled plan), reported as feasible
+    // with the pooled bound or the trivial one.
+    if (std::isfinite(pooled.bound)) bound = pooled.bound;
     if (result) {
       nodes = result->nodes;
       bound = result->best_bound;

@@ -19,11 +19,11 @@ inline constexpr int64_t kFullModeMaxWholeColumns = 40'000;
 /// Full mode. Solve returns kUnavailable when the build has no CBC.
 std::unique_ptr<Policy> MakeFullPolicy();
 
-/// An upper bound on the planning objective of a validated scenario, from LP relaxations: of an
-/// aggregated model (blocks pooled per node group; quick, looser) and, when it has at most 100,000
-/// columns and 1M non-zeros and time is left, of the pattern MILP itself; the tighter of those
-/// solved. kUnavailable when no LP is solved within `time_limit_s` or the build has no CBC. For
-/// `ordo bound`.
+/// An upper bound on the planning objective of a validated scenario, from LP relaxations: of the
+/// pooled model (blocks dropped, each node group pooled; quick, looser) and, when it has at most
+/// 100,000 columns and 1M non-zeros and time is left, of the pattern MILP itself; the tighter of
+/// those solved. kUnavailable when no LP is solved within `time_limit_s` or the build has no CBC.
+/// For `ordo bound`.
 [[nodiscard]] Result<double> LpRelaxationBound(const Scenario& scenario, double time_limit_s);
 
 }  // namespace ordo::policy

@@ -22,14 +22,22 @@ bool ForEachJobPattern(const Scenario& scenario, const Window& window, const Blo
   ORDO_ASSERT(!job.running);
   const int first_start = std::max({job.arrival_step, 0, window.first_start});
   const int end_start = std::min(steps, window.end_start);
+  const GroupPlacement* pin = nullptr;
+  if (!window.pinned.empty()) {
+    if (!window.pinned[j]) return true;
+    pin = &*window.pinned[j];
+  }
   bool go_on = true;
   for (int k = 0; k < static_cast<int>(job.shapes.size()) && go_on; ++k) {
+    if (pin != nullptr && k != pin->shape) continue;
     const Shape& shape = job.shapes[k];
     scenario.cluster.ForEachBlock(shape.gpus, job.requirement, [&](int first_gpu) {
       if (!go_on || first_gpu < window.first_gpu || first_gpu + shape.gpus > window.end_gpu) {
         return;
       }
+      if (pin != nullptr && scenario.cluster.group_of(first_gpu) != pin->group) return;
       for (int s = first_start; s < end_start && go_on; ++s) {
+        if (pin != nullptr && s != pin->start) continue;
         if (index.Free(first_gpu, shape.gpus, s, std::min(steps, s + shape.duration_steps))) {
           go_on = fn(k, s, first_gpu);
         }
@@ -271,47 +279,75 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   services_ = AddServicesAndCapacity(scenario, FreeGpus(scenario, blocked), std::move(batch_terms),
                                      /*capacity_everywhere=*/false, milp_,
                                      /*slack_everywhere=*/promises != nullptr);
-  if (promises != nullptr) AddPromises(*promises);
+  if (promises != nullptr) {
+    std::vector<Term> value;
+    for (int c = 0; c < num_patterns(); ++c) {
+      const Pattern& p = patterns_[c];
+      const Job& job = scenario.jobs[p.job];
+      value.push_back({c, PlacementValue(scenario, job, job.shapes[p.shape], p.start)});
+    }
+    AddPromiseRows(scenario, *promises, value, services_, milp_);
+  }
 }
 
-void PatternModel::AddPromises(const Promises& promises) {
-  const int steps = scenario_.horizon_steps;
-  // value = sum of priority x gpus x steps run inside the horizon (running jobs: a constant) +
-  // sum over services and steps of priority x min(allocated, demand) = demand - unmet slack
-  // (the slack is at least the true shortfall, so a solution keeping the rows keeps the promise).
-  const auto steps_inside = [&](int start, int duration) {
-    return std::max(0, std::min(steps, start + duration) - std::max(0, start));
-  };
+double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start) {
+  const int inside =
+      std::min(scenario.horizon_steps, start + shape.duration_steps) - std::max(0, start);
+  return job.priority * shape.gpus * std::max(0, inside);
+}
+
+void AddPromiseRows(const Scenario& scenario, const Promises& promises,
+                    const std::vector<Term>& batch_value, const ServiceColumns& services,
+                    solver::MilpModel& milp) {
+  const int steps = scenario.horizon_steps;
+  // value = running jobs' (a constant) + batch columns' + sum over services and steps of
+  // priority x min(allocated, demand) = demand - unmet slack (the slack is at least the true
+  // shortfall, so a solution keeping the rows keeps the promise).
   double constant = 0;
-  for (const Job& job : scenario_.jobs) {
+  for (const Job& job : scenario.jobs) {
     if (job.running) {
-      const Shape& shape = job.shapes.front();
-      constant +=
-          job.priority * shape.gpus * steps_inside(job.running->start_step, shape.duration_steps);
+      constant += PlacementValue(scenario, job, job.shapes.front(), job.running->start_step);
     }
   }
-  std::vector<Term> value;
+  std::vector<Term> value = batch_value;
   std::vector<Term> unmet;
-  for (int c = 0; c < num_patterns(); ++c) {
-    const Pattern& p = patterns_[c];
-    const Job& job = scenario_.jobs[p.job];
-    const Shape& shape = job.shapes[p.shape];
-    value.push_back({c, job.priority * shape.gpus * steps_inside(p.start, shape.duration_steps)});
-  }
-  for (size_t s = 0; s < scenario_.services.size(); ++s) {
-    const Service& service = scenario_.services[s];
+  for (size_t s = 0; s < scenario.services.size(); ++s) {
+    const Service& service = scenario.services[s];
     for (int t = 0; t < steps; ++t) {
       constant += service.priority * service.demand[t];
-      const int u = services_.unmet[s][t];
+      const int u = services.unmet[s][t];
       if (u < 0) continue;
       value.push_back({u, -service.priority});
       unmet.push_back({u, 1.0});
     }
   }
-  milp_.AddRow(promises.min_value - constant, kInfinity, value);
+  milp.AddRow(promises.min_value - constant, kInfinity, value);
   if (!unmet.empty()) {
-    milp_.AddRow(-kInfinity, static_cast<double>(promises.max_unmet_gpu_steps), unmet);
+    milp.AddRow(-kInfinity, static_cast<double>(promises.max_unmet_gpu_steps), unmet);
   }
+}
+
+bool ServiceStart(const Scenario& scenario, const ServiceColumns& columns,
+                  const Decisions& decisions, std::vector<double>& x) {
+  bool all = true;
+  for (size_t s = 0; s < scenario.services.size(); ++s) {
+    for (int t = 0; t < scenario.horizon_steps; ++t) {
+      int held = 0;
+      for (size_t g = 0; g < scenario.cluster.groups.size(); ++g) {
+        const int count = decisions.service_gpus[s][g][t];
+        held += count;
+        if (columns.gpus[s][g][t] >= 0) {
+          x[columns.gpus[s][g][t]] = count;
+        } else if (count != 0) {
+          all = false;
+        }
+      }
+      if (columns.unmet[s][t] >= 0) {
+        x[columns.unmet[s][t]] = std::max(0, scenario.services[s].demand[t] - held);
+      }
+    }
+  }
+  return all;
 }
 
 std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* complete) const {
@@ -332,24 +368,7 @@ std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* co
     }
     all = all && found;
   }
-  const int steps = scenario_.horizon_steps;
-  for (size_t s = 0; s < scenario_.services.size(); ++s) {
-    for (int t = 0; t < steps; ++t) {
-      int held = 0;
-      for (size_t g = 0; g < scenario_.cluster.groups.size(); ++g) {
-        const int count = decisions.service_gpus[s][g][t];
-        held += count;
-        if (services_.gpus[s][g][t] >= 0) {
-          x[services_.gpus[s][g][t]] = count;
-        } else if (count != 0) {
-          all = false;
-        }
-      }
-      if (services_.unmet[s][t] >= 0) {
-        x[services_.unmet[s][t]] = std::max(0, scenario_.services[s].demand[t] - held);
-      }
-    }
-  }
+  all = ServiceStart(scenario_, services_, decisions, x) && all;
   if (complete != nullptr) *complete = all;
   return x;
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,12 +22,23 @@
 
 namespace ordo::policy::full {
 
+/// A job's placement up to its block's position: which shape, when, in which node group.
+struct GroupPlacement {
+  int shape = 0;
+  int start = 0;
+  int group = 0;
+};
+
 struct Window {
   std::vector<int> jobs;  // non-running job indices the model decides
   int first_start = 0;    // patterns start in [first_start, end_start)
   int end_start = 0;
   int first_gpu = 0;  // patterns' blocks lie in [first_gpu, end_gpu)
   int end_gpu = 0;
+  /// When not empty (indexed like Scenario::jobs): a job's patterns keep the shape, start and
+  /// group given here and only choose the block; a job given none has no patterns. This packs
+  /// the pooled model's solution (pooled_model.h) into blocks.
+  std::vector<std::optional<GroupPlacement>> pinned;
 };
 
 /// Columns of the service part of a model: [service][group][step] GPU counts and [service][step]
@@ -48,6 +60,23 @@ ServiceColumns AddServicesAndCapacity(
     const Scenario& scenario, const std::vector<std::vector<int>>& free_gpus,
     std::vector<std::vector<std::vector<solver::Term>>> batch_terms, bool capacity_everywhere,
     solver::MilpModel& milp, bool slack_everywhere = false);
+
+/// Adds fast mode's two promises as rows (whole problem only: the running jobs are all that is
+/// fixed). `batch_value` holds each batch column with the value (priority x GPU-steps inside the
+/// horizon, undecayed) it earns; services' value is modelled as priority x (demand - unmet slack),
+/// a lower bound, so a solution keeping the rows keeps the promises.
+void AddPromiseRows(const Scenario& scenario, const Promises& promises,
+                    const std::vector<solver::Term>& batch_value, const ServiceColumns& services,
+                    solver::MilpModel& milp);
+
+/// Value (priority x GPU-steps inside the horizon, undecayed) of a job running `shape` from
+/// `start`: what the value promise counts.
+double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start);
+
+/// Sets the service columns of `x` to `decisions`' counts and each unmet slack to the shortfall.
+/// False when a count has no column (the decisions do not fit the model).
+bool ServiceStart(const Scenario& scenario, const ServiceColumns& columns,
+                  const Decisions& decisions, std::vector<double>& x);
 
 /// Every non-running job, every start, every GPU.
 Window WholeProblem(const Scenario& scenario);
@@ -81,8 +110,17 @@ class PatternModel {
   PatternModel(const Scenario& scenario, const Window& window, const std::vector<uint8_t>& blocked,
                double fixed_reward, const Promises* promises = nullptr);
 
+  struct Pattern {
+    int job;
+    int shape;
+    int start;
+    int first_gpu;
+  };
+
   [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }
   [[nodiscard]] int num_patterns() const { return static_cast<int>(patterns_.size()); }
+  /// Column c < num_patterns() places patterns(c).
+  [[nodiscard]] const Pattern& pattern(int c) const { return patterns_[c]; }
 
   /// The column vector of `decisions` (a MIP start). A window job whose placement is not one of
   /// the model's patterns is left unstarted; `complete` (when given) is then set false.
@@ -93,15 +131,6 @@ class PatternModel {
   void Apply(std::span<const double> solution, Decisions& decisions) const;
 
  private:
-  struct Pattern {
-    int job;
-    int shape;
-    int start;
-    int first_gpu;
-  };
-
-  void AddPromises(const Promises& promises);
-
   const Scenario& scenario_;
   Window window_;
   solver::MilpModel milp_{solver::Sense::kMaximize};

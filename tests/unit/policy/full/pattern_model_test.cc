@@ -27,14 +27,6 @@ using testing::MakeService;
 using testing::RandomScenario;
 using testing::ScenarioBuilder;
 
-double RunningReward(const Scenario& s) {
-  double r = 0;
-  for (const Job& job : s.jobs) {
-    if (job.running) r += PlacementReward(s, job, job.shapes.front(), job.running->start_step);
-  }
-  return r;
-}
-
 TEST(CountPatterns, CountsAlignedBlocksStartsAndShapes) {
   // Two nodes of 4 GPUs, 6 steps. "a" (2 GPUs, arrives at 2): 4 blocks x starts 2..5 = 16.
   // "b" (4 or 8 GPUs): 2 blocks x 6 starts + 1 block x 6 starts = 18. "c" wants an H100: none.
