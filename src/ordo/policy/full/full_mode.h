@@ -52,7 +52,7 @@ struct FullModeStats {
   bool lp_bound = false;      // LNS: the LP relaxation was solved in time for the bound
   std::string pooled_status;  // whole path: the pooled model's status ("" when not solved)
   double pooled_bound = std::numeric_limits<double>::quiet_NaN();
-  bool packed = false;  // the pooled solution was packed into blocks whole
+  bool packed = false;  // the pooled optimum was packed into blocks whole (so it is optimal)
   LnsStats lns;
 };
 

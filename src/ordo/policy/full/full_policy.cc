@@ -151,7 +151,9 @@ Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promis
   packing.Apply(packed->solution, decisions);
   out.objective = DecisionsObjective(scenario, decisions);
   out.packed = std::move(decisions);
-  stats.packed = solver::RelativeGap(out.objective, result->objective) <= kRelativeGap;
+  // Packed whole, the pooled optimum is a plan, so it is the optimum.
+  stats.packed = result->status == solver::ModelStatus::kOptimal &&
+                 solver::RelativeGap(out.objective, result->objective) <= kRelativeGap;
   return out;
 }
 
