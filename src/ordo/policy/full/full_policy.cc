@@ -126,7 +126,11 @@ Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promis
   solver::SolveParams params;
   params.time_limit_s = config.pooled_share * SecondsLeft(deadline);
   params.relative_gap = kRelativeGap;
-  params.mip_start = pooled.ToColumns(warm);
+  // No MIP start: CBC 2.10.8 completing one on the pooled model (its "reduced search", a small
+  // branch and bound) crashed with SIGSEGV in CbcNode::chooseDynamicBranch on quality instance
+  // 186 under promises, every run; without it the same solve takes 0.5 s. Nothing depends on the
+  // start here: a pooled solution is only used once packed and better than the warm start.
+
   params.stop = options.stop;
   params.seed = static_cast<int>(options.seed % 1'000'003);
   auto result = backend.Solve(pooled.milp(), params);

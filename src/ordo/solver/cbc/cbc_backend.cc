@@ -67,8 +67,9 @@ class StopEventHandler : public CbcEventHandler {
     if ((stop_ != nullptr && stop_->load(std::memory_order_relaxed)) || Clock::now() >= deadline_) {
       return stop;
     }
-    if (model_ != nullptr && model_->bestSolution() != nullptr &&
-        model_->getMinimizationObjValue() <= enough_) {
+    // The known bound is about the whole model: not a heuristic's sub-model (it has a parent).
+    if (model_ != nullptr && model_->parentModel() == nullptr &&
+        model_->bestSolution() != nullptr && model_->getMinimizationObjValue() <= enough_) {
       return stop;
     }
     return noAction;
