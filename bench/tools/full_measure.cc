@@ -141,6 +141,7 @@ struct Settings {
   bool lp = false;
   double max_whole_nonzeros = -1;  // negative: full mode's default
   double whole_share = -1;         // negative: full mode's default
+  double pooled_share = -1;        // negative: full mode's default
   int64_t max_whole_columns = ordo::policy::kFullModeMaxWholeColumns;
   bool promises = false;  // quality: the optimum under fast mode's promises is the reference
 };
@@ -159,6 +160,7 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
   full::FullModeConfig config;
   config.max_whole_columns = settings.max_whole_columns;
   if (settings.whole_share >= 0) config.whole_share = settings.whole_share;
+  if (settings.pooled_share >= 0) config.pooled_share = settings.pooled_share;
   if (settings.max_whole_nonzeros >= 0) {
     config.max_whole_nonzeros = settings.max_whole_nonzeros;
     config.whole_nonzeros_per_second = settings.max_whole_nonzeros;
@@ -434,7 +436,8 @@ int main(int argc, char** argv) {
                  "usage: full_measure contended|large|quality|diff [--seeds A-B] [--time S] "
                  "[--gpus G] [--lp]\n"
                  "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
-                 "                    [--whole-share SHARE] [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
+                 "                    [--whole-share SHARE] [--pooled-share SHARE]\n"
+                 "                    [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
                  "                    [--promises]\n");
     return 2;
   }
@@ -468,6 +471,8 @@ int main(int argc, char** argv) {
       settings.max_whole_columns = std::atoll(argv[++i]);
     } else if (arg == "--whole-share" && i + 1 < argc) {
       settings.whole_share = std::atof(argv[++i]);
+    } else if (arg == "--pooled-share" && i + 1 < argc) {
+      settings.pooled_share = std::atof(argv[++i]);
     } else if (arg == "--whole-max-nonzeros" && i + 1 < argc) {
       settings.max_whole_nonzeros = std::atof(argv[++i]);
     } else {
