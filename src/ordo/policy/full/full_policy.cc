@@ -3,11 +3,15 @@
 // Algorithm. 1) A warm start: the better of fast mode's plan (given a quarter of the time limit)
 // and a simple greedy (greedy_start.h). 2) If the scenario has at most kFullModeMaxWholeColumns
 // legal (job, shape, start, block) patterns and the pattern MILP (pattern_model.h) has few enough
-// non-zeros for the time limit (FullModeConfig), the whole MILP goes to CBC with the warm start as
-// its MIP start — for all the remaining time when the model is small (CBC makes progress there),
-// else for half of it; CBC's best bound is the reported bound. If CBC has not proven optimality by
-// then, large-neighbourhood search (lns.h) improves its incumbent in the rest. 3) Otherwise, an LP relaxation is solved for the bound (in at most a quarter of the time)
-// and LNS improves the warm start until the deadline.
+// non-zeros for the time limit (FullModeConfig): first the pooled model (pooled_model.h: blocks
+// dropped, a relaxation CBC often proves in seconds), whose solution, packed into blocks, is
+// optimal when it packs whole and whose bound is kept; then the whole pattern MILP goes to CBC
+// with the best plan so far as its MIP start and the pooled bound as a known bound — for all the
+// remaining time when the model is small (CBC makes progress there), else for half of it; the
+// tighter of the two bounds is the reported bound. If CBC has not proven optimality by then,
+// large-neighbourhood search (lns.h) improves its incumbent in the rest. 3) Otherwise, an LP
+// relaxation is solved for the bound (in at most a quarter of the time) and LNS improves the warm
+// start until the deadline.
 //
 // Guarantees. Every plan passes CheckPlan; its objective is never below the warm start's (when
 // the solver does not beat it, the warm start's own plan is returned, with the solver's report);
