@@ -61,6 +61,12 @@ double PlacementReward(const Scenario& scenario, const Job& job, const Shape& sh
   return job.priority * shape.gpus * weight;
 }
 
+double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start) {
+  const int inside =
+      std::min(scenario.horizon_steps, start + shape.duration_steps) - std::max(0, start);
+  return job.priority * shape.gpus * std::max(0, inside);
+}
+
 double RunningReward(const Scenario& scenario) {
   double reward = 0;
   for (const Job& job : scenario.jobs) {

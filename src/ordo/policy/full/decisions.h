@@ -43,6 +43,10 @@ double DecisionsObjective(const Scenario& scenario, const Decisions& decisions);
 /// inside the horizon of (1 - alpha t / T).
 double PlacementReward(const Scenario& scenario, const Job& job, const Shape& shape, int start);
 
+/// Value of the same (the spec's undecayed `value`: priority * gpus * steps inside the horizon),
+/// what fast mode's value promise counts.
+double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start);
+
 /// Reward of the running jobs (they keep their blocks in every plan): a constant of every model.
 double RunningReward(const Scenario& scenario);
 

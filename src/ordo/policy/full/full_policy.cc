@@ -65,6 +65,9 @@ double SecondsLeft(Clock::time_point deadline) {
 
 bool Better(double a, double b) { return a > b + 1e-9 * std::max(1.0, std::abs(b)); }
 
+/// The policy's seed as the solver takes it (an int).
+int SolverSeed(const PolicyOptions& options) { return static_cast<int>(options.seed % 1'000'003); }
+
 struct WarmStart {
   Plan plan;
   Decisions decisions;
@@ -138,7 +141,7 @@ Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promis
   // some 500 pooled solves; there the pooled model goes without.
   if (promises == nullptr) params.mip_start = pooled.ToColumns(warm);
   params.stop = options.stop;
-  params.seed = static_cast<int>(options.seed % 1'000'003);
+  params.seed = SolverSeed(options);
   auto result = backend.Solve(pooled.milp(), params);
   if (!result) return out;
   stats.pooled_status = std::string(solver::ModelStatusName(result->status));
@@ -148,13 +151,10 @@ Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promis
   Window pack = WholeProblem(scenario);
   pack.pinned = pooled.Placements(result->solution);
   const PatternModel packing(scenario, pack, running, RunningReward(scenario), promises);
-  params = solver::SolveParams{};
   params.time_limit_s = config.pack_share * SecondsLeft(deadline);
-  params.relative_gap = kRelativeGap;
+  params.mip_start.clear();
   // A packing that earns the pooled solution's objective is what is looked for: stop there.
   params.known_bound = result->objective;
-  params.stop = options.stop;
-  params.seed = static_cast<int>(options.seed % 1'000'003);
   auto packed = backend.Solve(packing.milp(), params);
   if (!packed || !solver::HasSolution(packed->status)) return out;
   Decisions decisions = warm;
@@ -221,11 +221,9 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   }
   if (local.whole) {
     const Promises* promises = config.promises ? &*config.promises : nullptr;
-    double start_objective = warm.objective;
     const Pooled pooled = SolvePooled(scenario, warm.decisions, promises, running, **backend,
                                       config, options, deadline, local);
-    if (pooled.packed && (Better(pooled.objective, start_objective) || !warm.keeps)) {
-      start_objective = pooled.objective;
+    if (pooled.packed && (Better(pooled.objective, warm.objective) || !warm.keeps)) {
       improved = pooled.packed;
     }
     solver::SolveParams params;
@@ -236,7 +234,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     params.known_bound = pooled.bound;
     params.mip_start = model->ToColumns(improved ? *improved : warm.decisions);
     params.stop = options.stop;
-    params.seed = static_cast<int>(options.seed % 1'000'003);
+    params.seed = SolverSeed(options);
     auto result = (*backend)->Solve(model->milp(), params);
     // A failed call leaves the warm start (or the packed pooled plan), reported as feasible
     // with the pooled bound or the trivial one.

@@ -290,12 +290,6 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   }
 }
 
-double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start) {
-  const int inside =
-      std::min(scenario.horizon_steps, start + shape.duration_steps) - std::max(0, start);
-  return job.priority * shape.gpus * std::max(0, inside);
-}
-
 void AddPromiseRows(const Scenario& scenario, const Promises& promises,
                     const std::vector<Term>& batch_value, const ServiceColumns& services,
                     solver::MilpModel& milp) {

@@ -69,10 +69,6 @@ void AddPromiseRows(const Scenario& scenario, const Promises& promises,
                     const std::vector<solver::Term>& batch_value, const ServiceColumns& services,
                     solver::MilpModel& milp);
 
-/// Value (priority x GPU-steps inside the horizon, undecayed) of a job running `shape` from
-/// `start`: what the value promise counts.
-double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start);
-
 /// Sets the service columns of `x` to `decisions`' counts and each unmet slack to the shortfall.
 /// False when a count has no column (the decisions do not fit the model).
 bool ServiceStart(const Scenario& scenario, const ServiceColumns& columns,
@@ -119,7 +115,7 @@ class PatternModel {
 
   [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }
   [[nodiscard]] int num_patterns() const { return static_cast<int>(patterns_.size()); }
-  /// Column c < num_patterns() places patterns(c).
+  /// Column c < num_patterns() places pattern(c).
   [[nodiscard]] const Pattern& pattern(int c) const { return patterns_[c]; }
 
   /// The column vector of `decisions` (a MIP start). A window job whose placement is not one of

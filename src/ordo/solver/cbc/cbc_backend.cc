@@ -416,15 +416,21 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
         *sign * (model.ObjectiveValue(start) - model.objective_offset()) <= enough;
     const bool search = SecondsLeft(deadline) > 0 && !stopped && !start_enough;
     if (search) {
-      std::vector<std::string> args = {
-          "ordo", "-log", Arg(log_level), "-slog", "0", "-timeMode", "elapsed", "-sec",
-          Arg(SecondsLeft(deadline)), "-ratioGap", Arg(params.relative_gap), "-randomCbcSeed",
-          Arg(std::max(1, params.seed)), "-threads", "0", "-preprocess", "off",
-          // CBC 2.10.8's two-step MIR cuts can cut off feasible
-          // solutions (coin-or/Cbc#562); seen here: a pooled model
-          // "proven" at 4,894.05 with a 4,912 solution at hand, on
-          // 4 of 22 seeds, never with these cuts off.
-          "-twoMirCuts", "off"};
+      // clang-format off
+      std::vector<std::string> args = {"ordo",
+                                       "-log", Arg(log_level),
+                                       "-slog", "0",
+                                       "-timeMode", "elapsed",
+                                       "-sec", Arg(SecondsLeft(deadline)),
+                                       "-ratioGap", Arg(params.relative_gap),
+                                       "-randomCbcSeed", Arg(std::max(1, params.seed)),
+                                       "-threads", "0", "-preprocess", "off",
+                                       // CBC 2.10.8's two-step MIR cuts can cut off feasible
+                                       // solutions (coin-or/Cbc#562); seen here: a pooled model
+                                       // "proven" at 4,894.05 with a 4,912 solution at hand, on
+                                       // 4 of 22 seeds, never with these cuts off.
+                                       "-twoMirCuts", "off"};
+      // clang-format on
       if (params.max_nodes >= 0) {
         args.insert(args.end(),
                     {"-maxNodes", Arg(static_cast<double>(std::min<long long>(params.max_nodes, INT_MAX)))});
