@@ -14,6 +14,9 @@ int Log2(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power
 // Candidates at the best start examined for a tighter fit before the search settles.
 constexpr int kMaxTies = 8;
 
+// The lowest level L with slack < 2^L (every level above it too).
+int LowFrom(int slack) { return slack <= 0 ? 0 : std::bit_width(static_cast<unsigned>(slack)); }
+
 int LevelOf(int node, int height) { return height - (31 - std::countl_zero(static_cast<unsigned>(node))); }
 
 }  // namespace
@@ -190,11 +193,18 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
   Tree& tree = trees_[cluster_->group_of(first_gpu)];
   const int level = Log2(gpus);
   const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
-  // The block and everything under it: every sub-block is now busy over the interval.
+  // The block and everything under it: every sub-block is now busy over the interval (its bits
+  // built once, then OR-ed into each mask).
+  interval_.assign(words_, 0);
+  SetInterval(interval_.data(), from, to);
+  const int first_word = from / 64, last_word = (to - 1) / 64;
   for (int depth = 0, first = node, count = 1; depth <= level; ++depth, first *= 2, count *= 2) {
     const int node_level = level - depth;
     for (int n = first; n < first + count; ++n) {
-      for (int l = 0; l <= node_level; ++l) SetInterval(Mask(tree, l, n), from, to);
+      for (int l = 0; l <= node_level; ++l) {
+        uint64_t* mask = Mask(tree, l, n);
+        for (int w = first_word; w <= last_word; ++w) mask[w] |= interval_[w];
+      }
     }
   }
   // Ancestors: recompute from their children.
@@ -210,8 +220,14 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
     }
   }
   for (int t = from; t < to; ++t) {
+    // Slack only falls here, so only the levels it falls below gain their bit (slack < 2^L holds
+    // from level bit_width(slack) up).
+    const int before = LowFrom(tree.slack[t]);
     tree.slack[t] -= gpus;
-    RefreshSlackBits(tree, t);
+    const uint64_t bit = uint64_t{1} << (t % 64);
+    for (int l = LowFrom(tree.slack[t]); l < std::min(before, tree.height + 1); ++l) {
+      tree.low_slack[l][t / 64] |= bit;
+    }
     if (!anywhere_slack_.empty()) {
       anywhere_slack_[t] -= gpus;
       RefreshAnywhereBits(t);
