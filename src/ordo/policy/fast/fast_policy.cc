@@ -12,10 +12,12 @@
 //  4. Improvement: a few deterministic orders, then seeded perturbations of the best order (move
 //     one job elsewhere in the order; every other move aimed at a job that lost reward; the jobs
 //     before the first moved position keep the best pass's placements without a search), keeping
-//     the best pass; then a few displacement moves (a job that lost reward takes GPUs a service's
-//     curve held, the services re-planned around it). The number of passes is fixed by the
-//     instance's size, so the same input and seed give the same plan; the time limit only cuts the
-//     schedule short on inputs too large for it.
+//     the best pass; then a few moves around the jobs that lost most reward: displacement (the
+//     job takes GPUs a service's curve held, the services re-planned around it) and
+//     ruin-and-recreate (the job placed first, the services planned around it, every other job
+//     placed again around both). The number of passes is fixed by the instance's size, so the
+//     same input and seed give the same plan; the time limit only cuts the schedule short on
+//     inputs too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
 //  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans and plans built
 //     from them, the best objective among those with at least fifo's value and at most reactive's
@@ -120,7 +122,7 @@ class FastPolicy final : public Policy {
     }
     const int passes = trials ? budget - kTrialPasses * static_cast<int>(variants.size()) : budget;
     outcomes.push_back(PlanVariant(pinned, free, variants[chosen], candidates, passes));
-    // The baselines (for DoNoHarm, and reactive's unmet demand bounds the displacement moves),
+    // The baselines (for DoNoHarm, and reactive's unmet demand bounds the moves below),
     // where the guarantee runs: up to 5,000 jobs, inside the time limit.
     std::vector<Plan> baselines;
     if (s.jobs.size() <= kMaxGuardJobs && !OutOfTime()) {
@@ -129,12 +131,14 @@ class FastPolicy final : public Policy {
         if (auto other = make()->Solve(s, options)) baselines.push_back(std::move(*other));
       }
     }
-    // A few displacement moves (each costs about a pass), where there are services to displace.
-    const int displacements = s.services.empty() ? 0 : std::min(4, passes / 4);
-    Displace(pinned, free, candidates, displacements,
-             baselines.size() == 4 ? baselines[3].metrics.realtime_unmet_gpu_steps
-                                   : std::numeric_limits<long long>::max(),
-             outcomes.back());
+    // A few moves around the jobs that lost most reward (each costs about a pass), where there
+    // are services to give way: half displacements, half ruin-and-recreate.
+    const int moves = s.services.empty() ? 0 : std::min(4, passes / 4);
+    const long long unmet_limit = baselines.size() == 4
+                                      ? baselines[3].metrics.realtime_unmet_gpu_steps
+                                      : std::numeric_limits<long long>::max();
+    Displace(pinned, free, candidates, moves / 2, unmet_limit, outcomes.back());
+    Recreate(pinned, free, candidates, moves - moves / 2, unmet_limit, outcomes.back());
 
     Plan plan = Assemble(outcomes.back().pass.placements, outcomes.back().counts);
     plan = DoNoHarm(pinned, free, candidates, outcomes, std::move(baselines), std::move(plan));
@@ -649,15 +653,9 @@ class FastPolicy final : public Policy {
                 Outcome& outcome) const {
     const Scenario& s = *scenario_;
     if (tries <= 0 || outcome.pass.placements.empty()) return;
-    std::vector<std::pair<double, int>> losers;  // (lost reward, job)
-    const std::vector<double> lost = LostReward(outcome.pass, candidates);
-    for (size_t k = 0; k < candidates.size(); ++k) {
-      if (lost[k] > 0) losers.emplace_back(lost[k], candidates[k]);
-    }
-    std::stable_sort(losers.begin(), losers.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::vector<int> losers = Losers(outcome.pass, candidates);
     for (size_t k = 0; k < losers.size() && tries > 0 && !OutOfTime(); ++k, --tries) {
-      const int j = losers[k].second;
+      const int j = losers[k];
       const Job& job = s.jobs[j];
       BlockGrid grid = pinned;
       std::vector<std::vector<int>> left = free;
@@ -689,6 +687,79 @@ class FastPolicy final : public Policy {
       if (UnmetSteps(counts) > std::max(unmet_limit, UnmetSteps(outcome.counts))) continue;
       outcome.pass.placements[j] = moved;
       outcome.pass.reward = reward + moved_reward;
+      outcome.counts = std::move(counts);
+      outcome.objective = objective;
+    }
+  }
+
+  // The jobs that `pass` starts later than their arrival allows (or not at all), the ones that
+  // lose most reward first.
+  std::vector<int> Losers(const PassResult& pass, const std::vector<int>& candidates) const {
+    std::vector<std::pair<double, int>> losers;  // (lost reward, job)
+    const std::vector<double> lost = LostReward(pass, candidates);
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      if (lost[k] > 0) losers.emplace_back(lost[k], candidates[k]);
+    }
+    std::stable_sort(losers.begin(), losers.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<int> jobs;
+    for (const auto& loser : losers) jobs.push_back(loser.second);
+    return jobs;
+  }
+
+  // Ruin-and-recreate moves around one job: a job that lost reward (as in Displace) is committed
+  // first, in its most rewarding shape at its earliest start beside the running jobs alone; the
+  // services are planned as curves on what it leaves; then every other job is placed again by
+  // one greedy pass, in the order the outcome started them. Where Displace keeps the other jobs
+  // and can only use the gaps they leave, this lets a wide, long, valuable job take the capacity
+  // a service's demand held and the smaller jobs that were in the way move around it (the
+  // optimum's trade on contended instances: docs/full-mode.md, "spend the unmet budget on a wide
+  // long job"). Kept when the objective rises, under the same bound on unmet demand as Displace.
+  void Recreate(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
+                const std::vector<int>& candidates, int tries, long long unmet_limit,
+                Outcome& outcome) const {
+    const Scenario& s = *scenario_;
+    if (tries <= 0 || outcome.pass.placements.empty()) return;
+    const std::vector<int> losers = Losers(outcome.pass, candidates);
+    for (size_t k = 0; k < losers.size() && tries > 0 && !OutOfTime(); ++k, --tries) {
+      const int j = losers[k];
+      const Job& job = s.jobs[j];
+      BlockGrid grid = pinned;
+      double committed_reward = 0;
+      const Placement committed = ChooseShape(grid, job, ShapeRule::kMostReward, committed_reward);
+      if (committed.shape < 0) continue;
+      const Shape& shape = job.shapes[committed.shape];
+      grid.Occupy(committed.first_gpu, shape.gpus, committed.start_step,
+                  committed.start_step + shape.duration_steps);
+      std::vector<std::vector<int>> left = free;
+      const int g = s.cluster.group_of(committed.first_gpu);
+      for (int t = committed.start_step;
+           t < std::min(s.horizon_steps, committed.start_step + shape.duration_steps); ++t) {
+        left[g][t] -= shape.gpus;
+      }
+      bool complete = true;
+      ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
+      if (!complete) continue;
+      ReserveCounts(counts, grid);
+      // The others in the order the outcome started them (the unstarted last, in candidate
+      // order): the same plan where the committed job is not in the way.
+      std::vector<int> order;
+      for (int other : candidates) {
+        if (other != j) order.push_back(other);
+      }
+      const auto& placed = outcome.pass.placements;
+      std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const int sa = placed[a].shape < 0 ? s.horizon_steps : placed[a].start_step;
+        const int sb = placed[b].shape < 0 ? s.horizon_steps : placed[b].start_step;
+        return sa < sb;
+      });
+      PassResult pass = RunPass(grid, order, ShapeRule::kMostReward);
+      const double objective = pass.reward + committed_reward - UnmetPenalty(counts);
+      if (objective <= outcome.objective + 1e-9) continue;
+      if (UnmetSteps(counts) > std::max(unmet_limit, UnmetSteps(outcome.counts))) continue;
+      pass.placements[j] = committed;
+      pass.reward += committed_reward;
+      outcome.pass = std::move(pass);
       outcome.counts = std::move(counts);
       outcome.objective = objective;
     }

@@ -154,6 +154,29 @@ TEST(FastPolicyTest, AValuableJobTakesTheGpusOfAServicesRampWhenThatIsWorthMore)
   EXPECT_EQ(Counts(*FindService(plan, "chat")), (std::vector<int>{0, 0, 0, 2}));
 }
 
+TEST(FastPolicyTest, AValuableJobGoesFirstAndTheWorkInItsWayMovesAround) {
+  // "whole" needs the whole cluster for the whole horizon; it earns 3 x 16 x (7 - 21/7) = 192 with
+  // decay 1, more than the service's 10 GPU-steps of demand cost unmet (150). Services first,
+  // it never fits; moved to its earliest start beside "small" (step 1) it earns 144 and is not
+  // worth it. Committed first, with "small" placed around it (no room), the plan earns 42.
+  // Reactive's priority queue runs "small" then "whole" from step 1 and leaves the service all
+  // 10 GPU-steps short, so the unmet-demand promise allows it.
+  const Scenario s = ScenarioBuilder("whole-first")
+                         .Steps(7)
+                         .Group("a", 2, 8)
+                         .Objective(1, 1)
+                         .Service(MakeService("chat").Priority(15).Demand({0, 0, 1, 3, 3, 2, 1}))
+                         .Job(MakeJob("small").Gpus(1).Duration(1).Priority(3.75))
+                         .Job(MakeJob("whole").Gpus(16).Duration(7).Priority(3))
+                         .Build();
+  const Plan plan = SolveFast(s);
+  ASSERT_TRUE(FindJob(plan, "whole")->started());
+  EXPECT_EQ(*FindJob(plan, "whole")->start_step, 0);
+  EXPECT_FALSE(FindJob(plan, "small")->started());
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 10);
+  EXPECT_DOUBLE_EQ(plan.metrics.objective, 192.0 - 150.0);
+}
+
 TEST(FastPolicyTest, HighPriorityArrivingLaterIsNotBlockedByLowPriorityWork) {
   // FIFO starts "low" (8 GPUs, 10 steps) at 0 and "high" waits until 10. Fast mode plans the
   // horizon: "high" runs at its arrival (2), "low" where it does not block it.
