@@ -11,6 +11,7 @@
 #include "ordo/forecast/duration_resolver.h"
 #include "ordo/io/plan_io.h"
 #include "ordo/io/scenario_io.h"
+#include "ordo/policy/policy.h"
 
 namespace ordo::cli {
 
@@ -77,6 +78,19 @@ Result<double> ParseSeconds(std::string_view option, std::string_view text) {
                      "must be a positive number of seconds, at most a week (got \"" + s + "\")");
   }
   return value;
+}
+
+Result<int> ParseEffort(std::string_view option, std::string_view text) {
+  const std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  const long value = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || end == nullptr || *end != '\0' || errno == ERANGE || value < 1 ||
+      value > kMaxEffort) {
+    return FailInput(std::string(option), "must be an integer from 1 to " +
+                                              std::to_string(kMaxEffort) + " (got \"" + s + "\")");
+  }
+  return static_cast<int>(value);
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {

@@ -57,6 +57,9 @@ int FileError(std::string_view path, const Error& error);
 /// A positive, finite number of seconds, at most a week.
 [[nodiscard]] Result<double> ParseSeconds(std::string_view option, std::string_view text);
 
+/// Fast mode's search effort (PolicyOptions::effort): an integer from 1 to 64.
+[[nodiscard]] Result<int> ParseEffort(std::string_view option, std::string_view text);
+
 /// Reads and validates a scenario (JSON or YAML); durations missing beside `features` come from
 /// the forecasters. The error does not repeat the path.
 [[nodiscard]] Result<Scenario> LoadScenario(const std::string& path);

@@ -19,7 +19,7 @@ namespace ordo::cli {
 
 const char* const kCompareUsage =
     "usage: ordo compare SCENARIO... [--policies a,b,...] [--format table|json|markdown]\n"
-    "                    [--report-dir DIR] [--time-limit SECONDS]\n"
+    "                    [--report-dir DIR] [--time-limit SECONDS] [--effort N]\n"
     "\n"
     "Plans every SCENARIO with every policy (default: all of them), checks each plan against the\n"
     "spec's rules and prints the metrics side by side, with the value gain over fifo and, for the\n"
@@ -30,17 +30,17 @@ const char* const kCompareUsage =
     "  --report-dir DIR      also write DIR/report.md, DIR/report.html (self-contained, with a\n"
     "                        GPU x time chart per scenario and policy) and DIR/report.json\n"
     "  --time-limit SECONDS  budget for every policy; default 2 for ordo, 10 for ordo-full\n"
+    "  --effort N            fast mode's search effort, 1-64 (default 1; also ordo-full's\n"
+    "                        warm start)\n"
     "  --no-bound            skip the LP relaxation bound (by default every objective is also\n"
     "                        shown as a share of the best bound known: the LP's or ordo-full's)\n"
     "Exit: 0 all plans legal; 1 a policy failed or broke a rule (a bug, listed on stderr);\n"
     "2 bad arguments or an unreadable or invalid scenario.\n";
 
 int RunCompare(int argc, char** argv) {
-  static constexpr OptionSpec kOptions[] = {{"--policies", true},
-                                            {"--format", true},
-                                            {"--report-dir", true},
-                                            {"--time-limit", true},
-                                            {"--no-bound", false}};
+  static constexpr OptionSpec kOptions[] = {{"--policies", true},   {"--format", true},
+                                            {"--report-dir", true}, {"--time-limit", true},
+                                            {"--effort", true},     {"--no-bound", false}};
   Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kCompareUsage);
   if (args->help) {
@@ -69,6 +69,11 @@ int RunCompare(int argc, char** argv) {
     Result<double> seconds = ParseSeconds("--time-limit", *limit);
     if (!seconds) return UsageError(seconds.error().ToString(), kCompareUsage);
     options.time_limit_s = *seconds;
+  }
+  if (auto effort = args->value("--effort")) {
+    Result<int> value = ParseEffort("--effort", *effort);
+    if (!value) return UsageError(value.error().ToString(), kCompareUsage);
+    options.effort = *value;
   }
   if (!args->has("--no-bound")) {
     // A few seconds at most on the built-in scenarios; large instances use the aggregated LP.

@@ -44,22 +44,26 @@ int AfterName(int argc, char** argv) {
 }
 
 const Command kCommands[] = {
-    {"plan", "plan SCENARIO [--policy NAME] [--time-limit S] [--explain]   plan JSON to stdout",
+    {"plan",
+     "plan SCENARIO [--policy NAME] [--time-limit S] [--effort N] [--explain]\n"
+     "                                                              plan JSON to stdout",
      AfterName<ordo::cli::RunPlan>},
     {"validate", "validate SCENARIO PLAN                                      legality of a plan",
      AfterName<ordo::cli::RunValidate>},
     {"compare",
-     "compare SCENARIO... [--policies a,b] [--format F] [--report-dir DIR] [--time-limit S]\n"
-     "                                                              policies side by side",
+     "compare SCENARIO... [--policies a,b] [--format F] [--report-dir DIR]\n"
+     "          [--time-limit S] [--effort N]                       policies side by side",
      AfterName<ordo::cli::RunCompare>},
-    {"bound", "bound SCENARIO [--time-limit S]                             LP bound on the objective",
+    {"bound",
+     "bound SCENARIO [--time-limit S]                             LP bound on the objective",
      AfterName<ordo::cli::RunBound>},
 #if defined(ORDO_HAS_FORECAST_COMMAND)
     {"forecast", "forecast demand|training|quantization ...                 the forecasters",
      RunForecastCommand},
 #endif
 #if defined(ORDO_HAS_SIMULATE_COMMAND)
-    {"simulate", "simulate WORLD [--policies a,b@K] [--replan-every K] [--days D]  rolling-horizon replay",
+    {"simulate",
+     "simulate WORLD [--policies a,b@K] [--replan-every K] [--days D]  rolling-horizon replay",
      RunSimulateCommand},
 #endif
 #if defined(ORDO_HAS_SERVE_COMMAND)
@@ -67,7 +71,8 @@ const Command kCommands[] = {
      RunServeCommand},
 #endif
 #if defined(ORDO_HAS_SLURM_COMMAND)
-    {"slurm", "slurm (--once | --every D) [--dry-run] ...                  plan and enforce on Slurm",
+    {"slurm",
+     "slurm (--once | --every D) [--dry-run] ...                  plan and enforce on Slurm",
      RunSlurmCommand},
 #endif
 };

@@ -1,4 +1,5 @@
-// `ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--explain]`: the plan on stdout.
+// `ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--effort N] [--explain]`: the plan
+// on stdout.
 #include <iostream>
 #include <string>
 
@@ -12,13 +13,16 @@
 namespace ordo::cli {
 
 const char* const kPlanUsage =
-    "usage: ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--explain]\n"
+    "usage: ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--effort N] [--explain]\n"
     "\n"
     "Plans SCENARIO (JSON or YAML) and writes the plan, in the spec's format, to stdout.\n"
     "  --policy NAME         fifo, fifo-backfill, priority-backfill, reactive, ordo (fast mode,\n"
     "                        the default) or ordo-full (full mode)\n"
     "  --time-limit SECONDS  planning budget; default 2 for ordo, 10 for ordo-full (the\n"
     "                        baselines ignore it)\n"
+    "  --effort N            fast mode's search effort, 1-64 (default 1): N times the\n"
+    "                        improvement passes, about N times the time of the search; a\n"
+    "                        better plan more often (docs/fast-mode.md)\n"
     "  --explain             add `x-explain` to the plan (why each job does not start at step 0)\n"
     "                        and print the explanations, one line per job, to stderr\n"
     "Exit: 0 plan written; 1 the policy failed or broke a rule (a bug, reported on stderr);\n"
@@ -26,7 +30,7 @@ const char* const kPlanUsage =
 
 int RunPlan(int argc, char** argv) {
   static constexpr OptionSpec kOptions[] = {
-      {"--policy", true}, {"--time-limit", true}, {"--explain", false}};
+      {"--policy", true}, {"--time-limit", true}, {"--effort", true}, {"--explain", false}};
   Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kPlanUsage);
   if (args->help) {
@@ -48,6 +52,11 @@ int RunPlan(int argc, char** argv) {
     Result<double> seconds = ParseSeconds("--time-limit", *limit);
     if (!seconds) return UsageError(seconds.error().ToString(), kPlanUsage);
     options.time_limit_s = *seconds;
+  }
+  if (auto effort = args->value("--effort")) {
+    Result<int> value = ParseEffort("--effort", *effort);
+    if (!value) return UsageError(value.error().ToString(), kPlanUsage);
+    options.effort = *value;
   }
   options.explain = args->has("--explain");
 

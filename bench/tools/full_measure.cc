@@ -144,18 +144,22 @@ struct Settings {
   double pooled_share = -1;        // negative: full mode's default
   int64_t max_whole_columns = ordo::policy::kFullModeMaxWholeColumns;
   bool promises = false;  // quality: the optimum under fast mode's promises is the reference
+  int effort = 1;         // PolicyOptions::effort of the fast-mode plan measured
+  int full_effort = 1;    // PolicyOptions::effort given to full mode (its warm start)
 };
 
 void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) {
   using namespace ordo::policy;
   PolicyOptions fast_options;
   fast_options.seed = seed;
+  fast_options.effort = settings.effort;
   fast_options.time_limit_s = 0.25 * settings.time_limit;  // as full mode runs it
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
   const double greedy = ordo::ComputeObjective(
       scenario, full::Realize(scenario, full::GreedyDecisions(scenario), "g"));
   PolicyOptions options;
   options.seed = seed;
+  options.effort = settings.full_effort;
   options.time_limit_s = settings.time_limit;
   full::FullModeConfig config;
   config.max_whole_columns = settings.max_whole_columns;
@@ -265,6 +269,7 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
   using namespace ordo::policy;
   PolicyOptions fast_options;
   fast_options.seed = seed;
+  fast_options.effort = settings.effort;
   fast_options.time_limit_s = 60;
   const auto fast_started = std::chrono::steady_clock::now();
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
@@ -278,6 +283,7 @@ QualityRow MeasureQuality(const Scenario& scenario, uint64_t seed, const Setting
   } else {
     PolicyOptions options;
     options.seed = seed;
+    options.effort = settings.full_effort;
     options.time_limit_s = settings.time_limit;
     auto fifo = MakeFifoPolicy()->Solve(scenario, options);
     auto reactive = MakeReactivePolicy()->Solve(scenario, options);
@@ -358,6 +364,7 @@ void Diff(const Scenario& scenario, uint64_t seed, const Settings& settings) {
   using namespace ordo::policy;
   PolicyOptions options;
   options.seed = seed;
+  options.effort = settings.effort;
   options.time_limit_s = 60;
   auto fast = MakeFastPolicy()->Solve(scenario, options);
   auto fifo = MakeFifoPolicy()->Solve(scenario, options);
@@ -366,6 +373,7 @@ void Diff(const Scenario& scenario, uint64_t seed, const Settings& settings) {
     std::printf("%s\terror\n", scenario.name.c_str());
     return;
   }
+  options.effort = settings.full_effort;
   options.time_limit_s = settings.time_limit;
   const full::FullModeConfig config =
       settings.promises ? PromisesConfig(*fifo, *reactive) : full::FullModeConfig{};
@@ -438,7 +446,7 @@ int main(int argc, char** argv) {
                  "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
                  "                    [--whole-share SHARE] [--pooled-share SHARE]\n"
                  "                    [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
-                 "                    [--promises]\n");
+                 "                    [--promises] [--effort N] [--full-effort N]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
@@ -463,6 +471,10 @@ int main(int argc, char** argv) {
       reuse = argv[++i];
     } else if (arg == "--dump" && i + 1 < argc) {
       dump = argv[++i];
+    } else if (arg == "--effort" && i + 1 < argc) {
+      settings.effort = std::atoi(argv[++i]);
+    } else if (arg == "--full-effort" && i + 1 < argc) {
+      settings.full_effort = std::atoi(argv[++i]);
     } else if (arg == "--promises") {
       settings.promises = true;
     } else if (arg == "--lp") {

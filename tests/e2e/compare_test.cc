@@ -111,6 +111,7 @@ TEST(CompareCommandTest, BadArgumentsExitTwoWithUsage) {
                                              {"compare", good, "--policies", ","},
                                              {"compare", good, "--format", "csv"},
                                              {"compare", good, "--time-limit", "-1"},
+                                             {"compare", good, "--effort", "0"},
                                              {"compare", good, "--explain"}}) {
     const CliResult r = RunOrdo(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -98,6 +98,10 @@ TEST(PlanCommandTest, BadArgumentsExitTwoWithUsage) {
       {"plan", file, "--explain=yes"},
       {"plan", file, "--frobnicate"},
       {"plan", file, "--policy", "fifo", "--policy", "ordo"},
+      {"plan", file, "--effort", "0"},
+      {"plan", file, "--effort", "65"},
+      {"plan", file, "--effort", "2.5"},
+      {"plan", file, "--effort", "lots"},
   };
   for (const auto& args : cases) {
     const CliResult r = RunOrdo(args);
@@ -107,6 +111,22 @@ TEST(PlanCommandTest, BadArgumentsExitTwoWithUsage) {
     EXPECT_NE(r.err.find("usage: ordo plan"), std::string::npos) << joined << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << joined;
   }
+}
+
+TEST(PlanCommandTest, EffortNamesTheOptionWhenBadAndGivesALegalPlanWhenGood) {
+  const std::string file = Scenario("03-training-heavy.json");
+  const CliResult bad = RunOrdo({"plan", file, "--effort", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--effort: must be an integer from 1 to 64 (got \"0\")"),
+            std::string::npos)
+      << bad.err;
+  Result<ordo::Scenario> scenario = io::ReadScenarioFile(file);
+  ASSERT_TRUE(scenario.has_value());
+  const CliResult r = RunOrdo({"plan", file, "--effort", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Result<Plan> plan = io::ParsePlan(r.out, false);
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_TRUE(CheckPlan(*scenario, *plan).empty());
 }
 
 TEST(PlanCommandTest, UnknownPolicyListsTheKnownOnes) {

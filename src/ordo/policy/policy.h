@@ -14,12 +14,21 @@
 
 namespace ordo {
 
+/// PolicyOptions::effort's range: 64 times fast mode's passes is seconds at 4,096 GPUs.
+inline constexpr int kMaxEffort = 64;
+
 struct PolicyOptions {
   /// Wall time the policy may spend. Fast mode's pass schedule is fixed by the instance's size and
   /// ends far inside this default at every benchmarked size (0.3 s at 32,768 GPUs), so the limit
   /// is a safety cut and plans stay deterministic; full mode uses all of its limit. A policy that
   /// cannot stop early (the baselines) ignores it.
   double time_limit_s = 2.0;
+  /// Fast mode's search effort, 1 to kMaxEffort: its improvement passes are multiplied by it (the
+  /// plan is still fixed by the input, the seed and the effort). 1 keeps fast mode inside its
+  /// latency targets (docs/fast-mode.md); 4 costs about 2.5x the time on small contended instances
+  /// and reaches 97% of the proven optimum far more often (docs/full-mode.md). Other policies
+  /// ignore it.
+  int effort = 1;
   /// Seed for any randomised search. The same seed and scenario give the same plan.
   uint64_t seed = 1;
   /// When set and true, the policy returns its best plan so far as soon as it can.
@@ -27,6 +36,19 @@ struct PolicyOptions {
   /// Fill Plan::explanations (why each job does not start at step 0).
   bool explain = false;
 };
+
+/// An error naming the field (kInvalidInput) for options no policy accepts: an effort outside
+/// [1, kMaxEffort]. Policies that use the field check it.
+inline Result<void> CheckPolicyOptions(const PolicyOptions& options) {
+  if (options.effort < 1 || options.effort > kMaxEffort) {
+    // Appended, not `"..." + std::string`: GCC 12 -O3 reports a false -Wrestrict on that.
+    std::string message = "must be an integer from 1 to ";
+    message.append(std::to_string(kMaxEffort)).append(" (got ");
+    message.append(std::to_string(options.effort)).append(")");
+    return FailInput("effort", std::move(message));
+  }
+  return {};
+}
 
 /// A planner. Solve is called once per decision; it never prints, reads files or touches a global
 /// clock beyond measuring itself. Implementations are not thread-safe: use one instance per thread.

@@ -13,11 +13,12 @@ namespace {
 constexpr std::string_view kFifo = "fifo";
 
 PolicyRun RunOne(const Scenario& scenario, Policy& policy, const std::string& name,
-                 double time_limit_s) {
+                 double time_limit_s, int effort) {
   PolicyRun run;
   run.policy = name;
   PolicyOptions options;
   options.time_limit_s = time_limit_s;
+  options.effort = effort;
   Result<Plan> plan = policy.Solve(scenario, options);
   if (!plan) {
     run.error = plan.error().ToString();
@@ -91,7 +92,7 @@ Result<Comparison> RunComparison(std::vector<ScenarioInput> inputs, const Policy
     for (size_t p = 0; p < to_run.size(); ++p) {
       if (options.on_run) options.on_run(input, to_run[p]);
       const double limit = options.time_limit_s.value_or(DefaultTimeLimitSeconds(to_run[p]));
-      PolicyRun run = RunOne(input.scenario, *policies[p], to_run[p], limit);
+      PolicyRun run = RunOne(input.scenario, *policies[p], to_run[p], limit, options.effort);
       run.shown = !(fifo_hidden && to_run[p] == kFifo);
       result.runs.push_back(std::move(run));
     }

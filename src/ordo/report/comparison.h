@@ -74,6 +74,8 @@ struct CompareOptions {
   std::vector<std::string> policies;
   /// Applies to every policy; empty means DefaultTimeLimitSeconds(name) for each.
   std::optional<double> time_limit_s;
+  /// PolicyOptions::effort for every policy (fast mode's search effort; the others ignore it).
+  int effort = 1;
   /// An upper bound on a scenario's planning objective (the CLI passes the LP relaxation); may be
   /// empty. A bound that fails is left out (the solver's own bound, if any, is used).
   std::function<Result<double>(const Scenario&)> bound;

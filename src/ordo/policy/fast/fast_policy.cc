@@ -77,6 +77,7 @@ class FastPolicy final : public Policy {
   std::string_view name() const override { return "ordo"; }
 
   Result<Plan> Solve(const Scenario& s, const PolicyOptions& options) override {
+    if (auto checked = CheckPolicyOptions(options); !checked) return Fail(checked.error());
     const auto started = Clock::now();
     deadline_ = started + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
@@ -108,7 +109,7 @@ class FastPolicy final : public Policy {
     // Service variants (how much the services' curves give way to batch work): each is tried
     // with a short schedule, then the best one gets the rest of the pass budget.
     const auto variants = ServiceVariants(free, candidates);
-    const int budget = PassBudget(candidates.size());
+    const int budget = PassBudget(candidates.size(), options.effort);
     constexpr int kTrialPasses = 2;
     size_t chosen = 0;
     const bool trials =
@@ -237,7 +238,7 @@ class FastPolicy final : public Policy {
     for (size_t i = 0; i < first_refill && !OutOfTime(); ++i) {
       if (auto plan = Refill(pinned, free, candidates, pool[i])) pool.push_back(std::move(*plan));
     }
-    const int passes = std::max(3, PassBudget(candidates.size()) / 4);
+    const int passes = std::max(3, PassBudget(candidates.size(), options_->effort) / 4);
     if (reactive) {
       for (auto budget : {&FastPolicy::BudgetCounts, &FastPolicy::PricedBudgetCounts}) {
         if (OutOfTime()) break;
@@ -898,11 +899,13 @@ class FastPolicy final : public Policy {
   // per job beyond 32: 48 passes on 16 jobs took the 8-GPU benchmark from 1.97 to 2.72 M
   // instructions a plan, past its 0.2 ms target; with this cap it is 2.05 M, and the mean objective
   // on the 3,000 random instances is 663.1 against 666.1 with 48 everywhere, 647.9 with 32.)
-  static int PassBudget(size_t jobs) {
+  // `effort` (PolicyOptions::effort) multiplies it.
+  static int PassBudget(size_t jobs, int effort) {
     constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 48;
     if (jobs == 0) return 0;
-    return static_cast<int>(std::clamp(
-        std::min(kPlacementBudget / jobs, std::max<size_t>(32, 2 * jobs)), kMinPasses, kMaxPasses));
+    return effort * static_cast<int>(std::clamp(
+                        std::min(kPlacementBudget / jobs, std::max<size_t>(32, 2 * jobs)),
+                        kMinPasses, kMaxPasses));
   }
 
   double Reward(const Job& job, const Shape& shape, int start) const {

@@ -183,6 +183,7 @@ namespace full {
 
 Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& options,
                            const FullModeConfig& config, FullModeStats* stats) {
+  if (auto checked = CheckPolicyOptions(options); !checked) return Fail(checked.error());
   const Clock::time_point started = Clock::now();
   const double limit = std::isfinite(options.time_limit_s) && options.time_limit_s > 0
                            ? std::min(options.time_limit_s, 365.0 * 24 * 3600)

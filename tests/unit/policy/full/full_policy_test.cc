@@ -48,6 +48,16 @@ double Tolerance(double value) { return 1e-6 * std::max(1.0, std::abs(value)); }
 
 TEST(FullPolicy, NameIsTheSpecs) { EXPECT_EQ(MakeFullPolicy()->name(), "ordo-full"); }
 
+TEST(FullPolicy, EffortOutsideItsRangeIsAnErrorNamingIt) {
+  // Passed on to the warm start: a bad one is refused, not silently replaced by the greedy start.
+  const Scenario s = ScenarioBuilder("effort").Steps(2).Group("a", 1, 4).Build();
+  PolicyOptions options;
+  options.effort = 0;
+  auto plan = MakeFullPolicy()->Solve(s, options);
+  ASSERT_FALSE(plan.has_value());
+  EXPECT_EQ(plan.error().field, "effort");
+}
+
 TEST(FullPolicy, EqualsExhaustiveSearchOnTinyInstances) {
   int proven = 0;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
