@@ -660,37 +660,47 @@ class FastPolicy final : public Policy {
       const Job& job = s.jobs[j];
       BlockGrid grid = pinned;
       std::vector<std::vector<int>> left = free;
-      auto take = [&](int job_index, const Placement& p) {
-        const Shape& shape = s.jobs[job_index].shapes[p.shape];
-        grid.Occupy(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
-        const int g = s.cluster.group_of(p.first_gpu);
-        for (int t = p.start_step;
-             t < std::min(s.horizon_steps, p.start_step + shape.duration_steps); ++t) {
-          left[g][t] -= shape.gpus;
-        }
-      };
       double reward = 0;
       for (int other : candidates) {
         const Placement& p = outcome.pass.placements[other];
         if (other == j || p.shape < 0) continue;
-        take(other, p);
+        Take(other, p, grid, left);
         reward += Reward(s.jobs[other], s.jobs[other].shapes[p.shape], p.start_step);
       }
       double moved_reward = 0;
       const Placement moved = ChooseShape(grid, job, ShapeRule::kMostReward, moved_reward);
       if (moved.shape < 0) continue;
-      take(j, moved);
+      Take(j, moved, grid, left);
       bool complete = true;
       ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
       if (!complete) continue;
       const double objective = reward + moved_reward - UnmetPenalty(counts);
-      if (objective <= outcome.objective + 1e-9) continue;
-      if (UnmetSteps(counts) > std::max(unmet_limit, UnmetSteps(outcome.counts))) continue;
+      if (!Improves(outcome, objective, counts, unmet_limit)) continue;
       outcome.pass.placements[j] = moved;
       outcome.pass.reward = reward + moved_reward;
       outcome.counts = std::move(counts);
       outcome.objective = objective;
     }
+  }
+
+  // Job `j` at `p`: busy on `grid`, its GPUs taken from `left` (per group and step).
+  void Take(int j, const Placement& p, BlockGrid& grid, std::vector<std::vector<int>>& left) const {
+    const Scenario& s = *scenario_;
+    const Shape& shape = s.jobs[j].shapes[p.shape];
+    grid.Occupy(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
+    const int g = s.cluster.group_of(p.first_gpu);
+    for (int t = p.start_step; t < std::min(s.horizon_steps, p.start_step + shape.duration_steps);
+         ++t) {
+      left[g][t] -= shape.gpus;
+    }
+  }
+
+  // A move's verdict: a higher objective than `outcome`'s, with no more unmet real-time
+  // GPU-steps than `unmet_limit` or than the outcome already leaves (DoNoHarm's promise).
+  bool Improves(const Outcome& outcome, double objective, const ServiceCounts& counts,
+                long long unmet_limit) const {
+    return objective > outcome.objective + 1e-9 &&
+           UnmetSteps(counts) <= std::max(unmet_limit, UnmetSteps(outcome.counts));
   }
 
   // The jobs that `pass` starts later than their arrival allows (or not at all), the ones that
@@ -729,15 +739,8 @@ class FastPolicy final : public Policy {
       double committed_reward = 0;
       const Placement committed = ChooseShape(grid, job, ShapeRule::kMostReward, committed_reward);
       if (committed.shape < 0) continue;
-      const Shape& shape = job.shapes[committed.shape];
-      grid.Occupy(committed.first_gpu, shape.gpus, committed.start_step,
-                  committed.start_step + shape.duration_steps);
       std::vector<std::vector<int>> left = free;
-      const int g = s.cluster.group_of(committed.first_gpu);
-      for (int t = committed.start_step;
-           t < std::min(s.horizon_steps, committed.start_step + shape.duration_steps); ++t) {
-        left[g][t] -= shape.gpus;
-      }
+      Take(j, committed, grid, left);
       bool complete = true;
       ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
       if (!complete) continue;
@@ -756,8 +759,7 @@ class FastPolicy final : public Policy {
       });
       PassResult pass = RunPass(grid, order, ShapeRule::kMostReward);
       const double objective = pass.reward + committed_reward - UnmetPenalty(counts);
-      if (objective <= outcome.objective + 1e-9) continue;
-      if (UnmetSteps(counts) > std::max(unmet_limit, UnmetSteps(outcome.counts))) continue;
+      if (!Improves(outcome, objective, counts, unmet_limit)) continue;
       pass.placements[j] = committed;
       pass.reward += committed_reward;
       outcome.pass = std::move(pass);
