@@ -15,9 +15,9 @@
 //     the best pass; then a few moves around the jobs that lost most reward: displacement (the
 //     job takes GPUs a service's curve held, the services re-planned around it) and
 //     ruin-and-recreate (the job placed first, the services planned around it, every other job
-//     placed again around both). The number of passes is fixed by the instance's size, so the
-//     same input and seed give the same plan; the time limit only cuts the schedule short on
-//     inputs too large for it.
+//     placed again around both). The number of passes is fixed by the instance's size and
+//     PolicyOptions::effort, so the same input, seed and effort give the same plan; the time
+//     limit only cuts the schedule short on inputs too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
 //  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans and plans built
 //     from them, the best objective among those with at least fifo's value and at most reactive's
@@ -783,7 +783,7 @@ class FastPolicy final : public Policy {
   }
 
   // The pass schedule: the seed orders, then seeded perturbations of the best order. It depends
-  // only on the instance's size, so the plan is deterministic.
+  // only on `passes` (the instance's size and the effort), so the plan is deterministic.
   PassResult RunSchedule(const BlockGrid& base, const std::vector<int>& candidates,
                          int passes) const {
     PassResult best;
