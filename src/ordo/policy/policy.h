@@ -21,8 +21,7 @@ struct PolicyOptions {
   /// Wall time the policy may spend. Fast mode's pass schedule is fixed by the instance's size
   /// and the effort and, at effort 1, ends far inside this default at every benchmarked size
   /// (0.3 s at 32,768 GPUs), so the limit is a safety cut and plans stay deterministic; full mode
-  /// uses all of its limit. A policy that
-  /// cannot stop early (the baselines) ignores it.
+  /// uses all of its limit. A policy that cannot stop early (the baselines) ignores it.
   double time_limit_s = 2.0;
   /// Fast mode's search effort, 1 to kMaxEffort: its improvement passes are multiplied by it (the
   /// plan is still fixed by the input, the seed and the effort). 1 keeps fast mode inside its

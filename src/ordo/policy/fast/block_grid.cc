@@ -193,17 +193,15 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
   Tree& tree = trees_[cluster_->group_of(first_gpu)];
   const int level = Log2(gpus);
   const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
-  // The block and everything under it: every sub-block is now busy over the interval (its bits
-  // built once, then OR-ed into each mask).
-  interval_.assign(words_, 0);
-  SetInterval(interval_.data(), from, to);
-  const int first_word = from / 64, last_word = (to - 1) / 64;
-  for (int depth = 0, first = node, count = 1; depth <= level; ++depth, first *= 2, count *= 2) {
-    const int node_level = level - depth;
-    for (int n = first; n < first + count; ++n) {
-      for (int l = 0; l <= node_level; ++l) {
-        uint64_t* mask = Mask(tree, l, n);
-        for (int w = first_word; w <= last_word; ++w) mask[w] |= interval_[w];
+  // The block and everything under it: every sub-block is now busy over the interval (each
+  // word's bits built once, then OR-ed into every mask).
+  for (int w = from / 64; w <= (to - 1) / 64; ++w) {
+    const int lo = std::max(from, 64 * w) - 64 * w, hi = std::min(to, 64 * w + 64) - 64 * w;
+    const uint64_t bits = (hi - lo == 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
+    for (int depth = 0, first = node, count = 1; depth <= level; ++depth, first *= 2, count *= 2) {
+      const int node_level = level - depth;
+      for (int n = first; n < first + count; ++n) {
+        for (int l = 0; l <= node_level; ++l) Mask(tree, l, n)[w] |= bits;
       }
     }
   }

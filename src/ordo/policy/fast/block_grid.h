@@ -91,7 +91,6 @@ class BlockGrid {
 
   int horizon_;
   int words_;
-  std::vector<uint64_t> interval_;  // Occupy's scratch: the bits of its interval
   std::vector<Tree> trees_;
   std::vector<int> gpu_tree_;  // group index -> tree (same index)
   const Cluster* cluster_;

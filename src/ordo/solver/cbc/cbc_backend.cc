@@ -424,7 +424,8 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
                                        "-sec", Arg(SecondsLeft(deadline)),
                                        "-ratioGap", Arg(params.relative_gap),
                                        "-randomCbcSeed", Arg(std::max(1, params.seed)),
-                                       "-threads", "0", "-preprocess", "off",
+                                       "-threads", "0",
+                                       "-preprocess", "off",
                                        // CBC 2.10.8's two-step MIR cuts can cut off feasible
                                        // solutions (coin-or/Cbc#562); seen here: a pooled model
                                        // "proven" at 4,894.05 with a 4,912 solution at hand, on
