@@ -47,6 +47,7 @@ class CountPlanner {
         cap_(options.cap),
         avoid_(options.avoid),
         price_(options.price),
+        worth_(options.worth),
         include_(options.include),
         floor_only_(options.floor_only),
         tightest_first_(options.tightest_first),
@@ -124,6 +125,12 @@ class CountPlanner {
   }
 
  private:
+  // With prices: what a unit of service i's demand served is worth (CurveOptions::worth).
+  double Worth(int i) const {
+    return worth_.empty() ? s_.objective.unmet_penalty_multiplier * s_.services[i].priority
+                          : worth_[i];
+  }
+
   int Held(int i, int t) const {
     int held = 0;
     for (int g : matching_[i]) held += counts_[i][g][t];
@@ -198,8 +205,7 @@ class CountPlanner {
     std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);
     // With prices, a unit of demand served is worth the penalty it avoids (M x priority) and a
     // held GPU costs its step's price.
-    const double worth =
-        price_.empty() ? kServed : s_.objective.unmet_penalty_multiplier * service.priority;
+    const double worth = price_.empty() ? kServed : Worth(i);
     auto gain = [&](int t, int r) {
       const double cost = price_.empty() ? kHeld : price_[t] + kHeld;
       return worth * std::min(r, service.demand[t]) - cost * r;
@@ -237,8 +243,7 @@ class CountPlanner {
     const Service& service = s_.services[i];
     const double served = std::min(r, service.demand[t]);
     if (price_.empty()) return weight * served - held_cost * r;
-    return s_.objective.unmet_penalty_multiplier * service.priority * served -
-           (price_[t] + held_cost) * r;
+    return Worth(i) * served - (price_[t] + held_cost) * r;
   }
 
   // Services i and j re-planned together by a dynamic program over (step, GPUs of i, GPUs of j):
@@ -251,7 +256,7 @@ class CountPlanner {
   // (O(T x peak_i x peak_j)).
   void PlanPair(int i, int j) {
     const int horizon = s_.horizon_steps;
-    if (!price_.empty() && s_.objective.unmet_penalty_multiplier <= 0) return;
+    if (!price_.empty() && Worth(i) <= 0 && Worth(j) <= 0) return;
     long long unmet = 0;
     for (int t = 0; t < horizon; ++t) {
       unmet += std::max(0, s_.services[i].demand[t] - Held(i, t)) +
@@ -395,6 +400,7 @@ class CountPlanner {
   const std::vector<int>& cap_;  // per service: most GPUs it may hold (< 0 or empty: no cap)
   const std::vector<double>& avoid_;  // per group: ranks groups before best fit (empty: none)
   const std::vector<double>& price_;  // per step: cost of a held GPU (empty: cover all demand)
+  const std::vector<double>& worth_;  // per service: a served GPU-step's worth against price_
   const std::vector<char>& include_;
   const std::vector<char>& floor_only_;
   bool tightest_first_;

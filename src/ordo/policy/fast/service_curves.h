@@ -28,6 +28,9 @@ struct CurveOptions {
   /// M x priority x demand served minus price x GPUs held instead of covering all the demand it
   /// can, so a service gives way to batch work where the work is worth more.
   std::vector<double> price;
+  /// Per service, with `price`: what a unit of demand served is worth (empty: the penalty it
+  /// avoids, M x priority). A budget on unmet demand gives it a worth where M gives none.
+  std::vector<double> worth;
   /// Curves of the services whose churn limit is tightest against their peak first (else by
   /// priority): a churn-limited service that must ramp early gets the GPUs it needs for the ramp
   /// before a less constrained one takes them.

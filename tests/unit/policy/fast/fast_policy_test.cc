@@ -5,6 +5,7 @@
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
+#include "ordo/policy/baselines/baselines.h"
 #include "tests/support/builders.h"
 #include "tests/support/random_scenario.h"
 
@@ -176,6 +177,64 @@ TEST(FastPolicyTest, AValuableJobGoesFirstAndTheWorkInItsWayMovesAround) {
   EXPECT_FALSE(FindJob(plan, "small")->started());
   EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 10);
   EXPECT_DOUBLE_EQ(plan.metrics.objective, 192.0 - 150.0);
+}
+
+TEST(FastPolicyTest, WithNoPenaltyTheServiceSpendsReactivesBudgetWhereBatchWorkEarnsLeast) {
+  // M = 0: unmet demand costs nothing, but the promise allows only reactive's 3 unmet GPU-steps
+  // (it serves step 0 and leaves 4-6 short). With decay 1 an early GPU-step earns batch work the
+  // most, so the service priced to that budget serves step 6 instead of step 0: "first" (9 x 2)
+  // starts at 0, not 1, and "fill" runs at 2-5. The plan earns 9 x 17/9 + 4 x 22/9 + 10 x 3/9 =
+  // 30.11 against 26.83 with the service's GPU at step 0.
+  const Scenario s = ScenarioBuilder("priced-budget")
+                         .Steps(9)
+                         .Group("g0", 1, 1)
+                         .Objective(1, 0)
+                         .Service(MakeService("chat")
+                                      .Priority(12)
+                                      .Demand({1, 0, 0, 0, 1, 1, 1, 0, 0})
+                                      .Churn(3)
+                                      .Current(0))
+                         .Job(MakeJob("first").Gpus(1).Duration(2).Priority(9).Arrival(-3))
+                         .Job(MakeJob("fill").Gpus(1).Duration(4).Priority(4).Arrival(1))
+                         .Job(MakeJob("late").Gpus(1).Duration(4).Priority(4.25).Arrival(3))
+                         .Job(MakeJob("top").Gpus(1).Duration(2).Priority(10).Arrival(6))
+                         .Build();
+  auto reactive = MakeReactivePolicy()->Solve(s, PolicyOptions{});
+  ASSERT_TRUE(reactive.has_value());
+  ASSERT_EQ(reactive->metrics.realtime_unmet_gpu_steps, 3);
+  const Plan plan = SolveFast(s);
+  EXPECT_EQ(Counts(*FindService(plan, "chat")), (std::vector<int>{0, 0, 0, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(plan.metrics.realtime_unmet_gpu_steps, 3);
+  EXPECT_EQ(*FindJob(plan, "first")->start_step, 0);
+  EXPECT_EQ(*FindJob(plan, "fill")->start_step, 2);
+  EXPECT_NEAR(plan.metrics.objective, 17.0 + 4.0 * 22 / 9 + 10.0 * 3 / 9, 1e-9);
+}
+
+TEST(FastPolicyTest, TheVariantChosenKeepsReactivesUnmetBudget) {
+  // M = 0: unmet demand costs nothing in the objective, so the services-after-batch variant has
+  // the best objective (its 16 x 5 job from step 0 leaves 5 GPU-steps unmet) but breaks the
+  // budget of reactive's 3. Chosen by objective alone, it was refused by the promise check and the
+  // plan fell back to reactive's own (326.325, "wide" from step 3). Judged with the budget, a
+  // variant that keeps it is searched: "wide" starts at step 2 and the plan earns more.
+  const Scenario s =
+      ScenarioBuilder("budget-first")
+          .Steps(8)
+          .Group("g0", 2, 8)
+          .Objective(0.9, 0)
+          .Service(
+              MakeService("chat").Priority(15).Demand({2, 2, 1, 0, 0, 0, 1, 2}).Current(7).Max(14))
+          .Job(MakeJob("pair").Gpus(2).Duration(2).Priority(3).Arrival(-11))
+          .Job(MakeJob("wide").Gpus(16).Duration(5).Priority(9).Arrival(-3))
+          .Job(MakeJob("flash").Gpus(16).Duration(1).Priority(2).Arrival(-9))
+          .Build();
+  auto reactive = MakeReactivePolicy()->Solve(s, PolicyOptions{});
+  ASSERT_TRUE(reactive.has_value());
+  ASSERT_EQ(reactive->metrics.realtime_unmet_gpu_steps, 3);
+  const Plan plan = SolveFast(s);
+  EXPECT_LE(plan.metrics.realtime_unmet_gpu_steps, 3);
+  ASSERT_TRUE(FindJob(plan, "wide")->started());
+  EXPECT_LT(*FindJob(plan, "wide")->start_step, *FindJob(*reactive, "wide")->start_step);
+  EXPECT_GT(plan.metrics.objective, reactive->metrics.objective + 50);
 }
 
 TEST(FastPolicyTest, HighPriorityArrivingLaterIsNotBlockedByLowPriorityWork) {
