@@ -148,7 +148,7 @@ class FastPolicy final : public Policy {
     // ruin-and-recreate.
     auto schedule = [&](size_t v, int passes) {
       Outcome outcome = PlanVariant(pinned, free, variants[v], candidates, passes);
-      const int moves = s.services.empty() ? 0 : std::min(4, passes / 4);
+      const int moves = s.services.empty() ? 0 : Moves(candidates.size(), passes);
       Displace(pinned, free, candidates, moves / 2, unmet_limit, outcome);
       Recreate(pinned, free, candidates, moves - moves / 2, unmet_limit, outcome);
       return outcome;
@@ -969,6 +969,16 @@ class FastPolicy final : public Policy {
   bool HasAlternativeShapes(const std::vector<int>& candidates) const {
     return std::any_of(candidates.begin(), candidates.end(),
                        [&](int j) { return scenario_->jobs[j].shapes.size() > 1; });
+  }
+
+  // Displacement and ruin-and-recreate moves after a schedule of `passes` (each costs about a
+  // pass, a recreation up to two): one per four waiting jobs, at least 4 and at most 8, and no
+  // more than a quarter of the passes. Like the passes beyond 32 (PassBudget), they grow with the
+  // work to search: 4 on the 16-job 8-GPU benchmark instance, which keeps its 0.2 ms target, 8
+  // from 32 jobs. Eight on every instance finds more (docs/fast-mode.md) but costs x1.14 in
+  // instructions at 8 GPUs, past that target.
+  static int Moves(size_t jobs, int passes) {
+    return std::min(std::clamp(static_cast<int>(jobs / 4), 4, 8), passes / 4);
   }
 
   // Greedy passes in all: about kPlacementBudget job placements, at least kMinPasses (the best

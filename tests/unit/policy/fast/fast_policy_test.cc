@@ -316,6 +316,17 @@ TEST(FastPolicyTest, RandomScenariosGiveLegalDeterministicPlans) {
   }
 }
 
+TEST(FastPolicyTest, LargerInstancesGetMoreMovesAroundTheJobsThatLoseMost) {
+  // Two contended instances of full mode's quality loop with 36 and 37 jobs: with four moves
+  // (as on the smallest instances) fast mode's plans earned 1,091.7 and 2,666.8, and the job
+  // whose recreation pays was past the fourth; with one move per four jobs (eight here) they earn
+  // more than 1,150 and 3,000 (the optima under the promises are 1,256.1 and 3,900.0).
+  const Plan small = SolveFast(testing::RandomScenario(32, {.contended = true}), 32);
+  const Plan large = SolveFast(testing::RandomScenario(174, {.contended = true}), 174);
+  EXPECT_GT(small.metrics.objective, 1'150.0);
+  EXPECT_GT(large.metrics.objective, 3'000.0);
+}
+
 TEST(FastPolicyTest, MoreEffortSearchesFurtherDeterministically) {
   // 40 random contended instances: at effort 4 every plan is legal and repeatable, none is below
   // effort 1's by more than rounding on most of them, and the mean objective is strictly higher
