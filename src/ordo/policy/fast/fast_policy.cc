@@ -10,7 +10,7 @@
 //     packed away, ...) each get a trial of two passes; the best that keeps reactive's unmet
 //     demand gets the pass budget. Where the curves leave less unmet than reactive, two more
 //     variants spend that budget: curves priced so they give way where batch work earns most,
-//     and reactive's own counts.
+//     and reactive's own counts (also tried where the curves leave more unmet than reactive).
 //  3. Batch work by greedy passes over the whole horizon: jobs in a value-aware order, each at the
 //     earliest start where some shape fits, on the buddy best-fit block (keeps large blocks whole);
 //     among shapes, the one with the most reward (or, in some passes, the earliest finish).
@@ -420,6 +420,7 @@ class FastPolicy final : public Policy {
     return best;
   }
 
+  // BudgetPrices' curves (planned once more: DoNoHarm's second stage only).
   std::optional<ServiceCounts> PricedBudgetCounts(const std::vector<std::vector<int>>& free,
                                                   long long unmet) const {
     const auto options = BudgetPrices(free, unmet);
@@ -520,8 +521,8 @@ class FastPolicy final : public Policy {
     bool anywhere = false;
     // The services' counts as given, not planned (the first variant's, planned once; reactive's).
     std::optional<ServiceCounts> counts;
-    // Added to spend reactive's unmet budget where the first variant leaves some of it: its
-    // trial is not taken from the pass budget.
+    // One of the two variants added for reactive's unmet budget (priced to it, or reactive's own
+    // counts): its trial is not taken from the pass budget.
     bool spends_budget = false;
   };
 
@@ -568,8 +569,10 @@ class FastPolicy final : public Policy {
       }
     }
     if (any) variants.push_back(ServiceVariant{.after = after, .curves = {.floor_only = after}});
-    // The budget's variants. Where the first variant leaves nothing unmet and reactive nothing
-    // either, there is nothing to spend (and their trials would only cost time).
+    // The budget's variants: priced to it where the first variant leaves part of it unspent;
+    // reactive's counts also where the first variant leaves more unmet than reactive (they keep
+    // the budget by construction). Where both leave nothing unmet there is nothing to spend, and
+    // their trials would only cost time (so on the 8-GPU benchmark instance).
     const long long first_unmet = UnmetSteps(*variants[0].counts);
     if (reactive != nullptr && first_unmet < unmet_limit) {
       if (auto priced = BudgetPrices(free, unmet_limit)) {
@@ -612,8 +615,9 @@ class FastPolicy final : public Policy {
       for (const auto& per_group : free) room += per_group[t];
       compete = demand > room;
     }
-    if (compete && limited > 0)
+    if (compete && limited > 0) {
       variants.push_back(ServiceVariant{.curves = {.tightest_first = true}});
+    }
     // Services held anywhere, where some service can use every group of several: a reservation
     // per group, one ranking of groups for the whole horizon, keeps a service in a group while a
     // job that can run only there (its GPU type, or the only group wide enough) waits; placed
