@@ -318,9 +318,9 @@ TEST(FastPolicyTest, RandomScenariosGiveLegalDeterministicPlans) {
 
 TEST(FastPolicyTest, LargerInstancesGetMoreMovesAroundTheJobsThatLoseMost) {
   // Two contended instances of full mode's quality loop with 36 and 37 jobs: with four moves
-  // (as on the smallest instances) fast mode's plans earned 1,091.7 and 2,666.8, and the job
-  // whose recreation pays was past the fourth; with one move per four jobs (eight here) they earn
-  // more than 1,150 and 3,000 (the optima under the promises are 1,256.1 and 3,900.0).
+  // (as on the smallest instances) fast mode's plans earned 1,091.7 and 2,666.8: the move that
+  // pays comes after the first four. With one move per four jobs (up to eight here) they earn more
+  // than 1,150 and 3,000 (the optima under the promises are 1,256.1 and 3,900.0).
   const Plan small = SolveFast(testing::RandomScenario(32, {.contended = true}), 32);
   const Plan large = SolveFast(testing::RandomScenario(174, {.contended = true}), 174);
   EXPECT_GT(small.metrics.objective, 1'150.0);
