@@ -394,8 +394,8 @@ class FastPolicy final : public Policy {
   // way where batch work is; with a time decay, services serve late peaks and leave early steps to
   // batch work. Lambda is the highest whose curves leave at most `unmet` real-time GPU-steps
   // (bisection; unmet demand grows with the price). Empty when no price does.
-  std::optional<CurveOptions> BudgetPrices(const std::vector<std::vector<int>>& free,
-                                           long long unmet) const {
+  std::optional<ServiceCounts> PricedBudgetCounts(const std::vector<std::vector<int>>& free,
+                                                  long long unmet) const {
     const Scenario& s = *scenario_;
     double top = 0;
     for (const Job& job : s.jobs) top = std::max(top, job.priority);
@@ -405,12 +405,13 @@ class FastPolicy final : public Policy {
       options.worth.push_back(m > 0 ? m * service.priority : 1.0);
     }
     double lo = 0, hi = top;
-    std::optional<CurveOptions> best;
+    std::optional<ServiceCounts> best;
     for (int k = 0; k < 12; ++k) {
       const double mid = k == 0 ? hi : 0.5 * (lo + hi);
       options.price = Prices(mid);
-      if (UnmetSteps(PlanServiceCounts(s, free, options)) <= unmet) {
-        best = options;
+      ServiceCounts counts = PlanServiceCounts(s, free, options);
+      if (UnmetSteps(counts) <= unmet) {
+        best = std::move(counts);
         if (k == 0) break;
         lo = mid;
       } else {
@@ -418,14 +419,6 @@ class FastPolicy final : public Policy {
       }
     }
     return best;
-  }
-
-  // BudgetPrices' curves (planned once more: DoNoHarm's second stage only).
-  std::optional<ServiceCounts> PricedBudgetCounts(const std::vector<std::vector<int>>& free,
-                                                  long long unmet) const {
-    const auto options = BudgetPrices(free, unmet);
-    if (!options) return std::nullopt;
-    return PlanServiceCounts(*scenario_, free, *options);
   }
 
   long long UnmetSteps(const ServiceCounts& counts) const {
@@ -487,11 +480,7 @@ class FastPolicy final : public Policy {
       }
       if (shape < 0) return std::nullopt;
       placements[j] = Placement{shape, p.first_gpu, *p.start_step};
-      grid.Occupy(p.first_gpu, p.gpus, *p.start_step, *p.start_step + p.duration_steps);
-      const int g = s.cluster.group_of(p.first_gpu);
-      for (int t = *p.start_step; t < std::min(s.horizon_steps, p.end_step()); ++t) {
-        left[g][t] -= p.gpus;
-      }
+      Take(static_cast<int>(j), placements[j], grid, left);
     }
     bool complete = true;
     const ServiceCounts counts = PlanServiceCounts(s, left, {}, &complete);
@@ -519,7 +508,8 @@ class FastPolicy final : public Policy {
     // The services' GPUs reserved in the cluster as a whole (BlockGrid::ReserveAnywhere), their
     // groups chosen step by step after the batch work, on what it leaves.
     bool anywhere = false;
-    // The services' counts as given, not planned (the first variant's, planned once; reactive's).
+    // The services' counts as given, not planned again (the first variant's, the priced
+    // variant's, reactive's).
     std::optional<ServiceCounts> counts;
     // One of the two variants added for reactive's unmet budget (priced to it, or reactive's own
     // counts): its trial is not taken from the pass budget.
@@ -531,8 +521,8 @@ class FastPolicy final : public Policy {
   // would, without its idle troughs; when some service's worth per GPU-step (M x priority, the
   // penalty avoided) is below a waiting job's priority, those services after the batch work;
   // where the first variant leaves less demand unmet than reactive (`unmet_limit`), services
-  // priced to spend that budget (BudgetPrices), and where it leaves some unmet, reactive's own
-  // counts (they leave exactly the budget unmet, where reactive's autoscaler put it); services
+  // priced to spend that budget (PricedBudgetCounts), and where it leaves some unmet, reactive's
+  // own counts (they leave exactly the budget unmet, where reactive's autoscaler put it); services
   // packed away from the groups type-bound jobs need; with several services, the churn-limited
   // ones' curves first where their demand exceeds the GPUs free of running jobs; and, with
   // several groups, the services that can use every group reserved in the cluster as a whole,
@@ -575,8 +565,8 @@ class FastPolicy final : public Policy {
     // their trials would only cost time (so on the 8-GPU benchmark instance).
     const long long first_unmet = UnmetSteps(*variants[0].counts);
     if (reactive != nullptr && first_unmet < unmet_limit) {
-      if (auto priced = BudgetPrices(free, unmet_limit)) {
-        variants.push_back(ServiceVariant{.curves = std::move(*priced), .spends_budget = true});
+      if (auto priced = PricedBudgetCounts(free, unmet_limit)) {
+        variants.push_back(ServiceVariant{.counts = std::move(*priced), .spends_budget = true});
       }
     }
     if (reactive != nullptr && (first_unmet < unmet_limit || first_unmet > 0)) {
