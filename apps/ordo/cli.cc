@@ -80,17 +80,20 @@ Result<double> ParseSeconds(std::string_view option, std::string_view text) {
   return value;
 }
 
-Result<int> ParseEffort(std::string_view option, std::string_view text) {
+Result<int> ParseInteger(std::string_view option, std::string_view text, int lo, int hi) {
   const std::string s(text);
   char* end = nullptr;
   errno = 0;
   const long value = s.empty() ? 0 : std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || end == nullptr || *end != '\0' || errno == ERANGE || value < 1 ||
-      value > kMaxEffort) {
-    return FailInput(std::string(option), "must be an integer from 1 to " +
-                                              std::to_string(kMaxEffort) + " (got \"" + s + "\")");
+  if (s.empty() || end == nullptr || *end != '\0' || errno == ERANGE || value < lo || value > hi) {
+    return FailInput(std::string(option), "must be an integer from " + std::to_string(lo) + " to " +
+                                              std::to_string(hi) + " (got \"" + s + "\")");
   }
   return static_cast<int>(value);
+}
+
+Result<int> ParseEffort(std::string_view option, std::string_view text) {
+  return ParseInteger(option, text, 1, kMaxEffort);
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {

@@ -57,6 +57,10 @@ int FileError(std::string_view path, const Error& error);
 /// A positive, finite number of seconds, at most a week.
 [[nodiscard]] Result<double> ParseSeconds(std::string_view option, std::string_view text);
 
+/// A decimal integer from `lo` to `hi`; else an error naming `option`.
+[[nodiscard]] Result<int> ParseInteger(std::string_view option, std::string_view text, int lo,
+                                       int hi);
+
 /// Fast mode's search effort (PolicyOptions::effort): an integer from 1 to 64.
 [[nodiscard]] Result<int> ParseEffort(std::string_view option, std::string_view text);
 

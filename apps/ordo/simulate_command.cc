@@ -114,13 +114,7 @@ Result<std::string> ReadMaybeGz(const std::string& path) {
 Result<int> ParseInt(const Args& args, std::string_view name, int def, int lo, int hi) {
   auto v = args.value(name);
   if (!v) return def;
-  char* end = nullptr;
-  const long x = std::strtol(v->c_str(), &end, 10);
-  if (v->empty() || *end != '\0' || x < lo || x > hi) {
-    return FailInput(std::string(name), "must be an integer from " + std::to_string(lo) + " to " +
-                                            std::to_string(hi) + " (got \"" + *v + "\")");
-  }
-  return static_cast<int>(x);
+  return ParseInteger(name, *v, lo, hi);
 }
 
 Result<double> ParseDouble(std::string_view name, const std::string& text, double lo, double hi) {
