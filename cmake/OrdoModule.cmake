@@ -22,6 +22,7 @@ endfunction()
 
 # ordo_test(NAME <name> LABEL <label> DIRS <dirs...> DEPS <targets...> [EXCLUDE_REGEX <regex>])
 # One GoogleTest executable for every *_test.cc in DIRS; each TEST becomes a ctest with LABEL.
+# DIRS without any *_test.cc (after EXCLUDE_REGEX) stop the configure with an error naming them.
 function(ordo_test)
   cmake_parse_arguments(T "" "NAME;LABEL;EXCLUDE_REGEX" "DIRS;DEPS" ${ARGN})
   set(_srcs "")
@@ -33,7 +34,9 @@ function(ordo_test)
     list(FILTER _srcs EXCLUDE REGEX "${T_EXCLUDE_REGEX}")
   endif()
   if(NOT _srcs)
-    return()
+    # A test target named in tests/CMakeLists.txt whose folders hold no tests is a mistake (a typo,
+    # a moved folder): fail here rather than build nothing and report every test as passed.
+    message(FATAL_ERROR "ordo_test(${T_NAME}): no *_test.cc files in ${T_DIRS}")
   endif()
   add_executable(${T_NAME} ${_srcs})
   target_link_libraries(${T_NAME} PRIVATE ${T_DEPS} ordo_test_support GTest::gtest GTest::gtest_main)
