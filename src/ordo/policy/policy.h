@@ -20,14 +20,13 @@ inline constexpr int kMaxEffort = 64;
 struct PolicyOptions {
   /// Wall time the policy may spend. Fast mode's pass schedule is fixed by the instance's size
   /// and the effort and, at effort 1, ends far inside this default at every benchmarked size
-  /// (0.3 s at 32,768 GPUs), so the limit is a safety cut and plans stay deterministic; full mode
+  /// (docs/fast-mode.md), so the limit is a safety cut and plans stay deterministic; full mode
   /// uses all of its limit. A policy that cannot stop early (the baselines) ignores it.
   double time_limit_s = 2.0;
   /// Fast mode's search effort, 1 to kMaxEffort: its improvement passes are multiplied by it (the
   /// plan is still fixed by the input, the seed and the effort). 1 keeps fast mode inside its
-  /// latency targets (docs/fast-mode.md); 4 costs about 2.5x the time on small contended instances
-  /// and reaches 97% of the proven optimum far more often (docs/full-mode.md). Other policies
-  /// ignore it.
+  /// latency targets; more costs about proportionally more time and finds a better plan more
+  /// often (docs/fast-mode.md, "Against the optimum"). Other policies ignore it.
   int effort = 1;
   /// Seed for any randomised search. The same seed and scenario give the same plan.
   uint64_t seed = 1;

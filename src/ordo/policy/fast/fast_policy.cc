@@ -30,8 +30,8 @@
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve. On up to 5,000 jobs (and
 // inside the time limit): value >= fifo's, unmet real-time demand <= reactive's wherever fast
-// mode finds a plan that keeps both (all but 2 of 3,000 random contended instances, where no plan
-// can: docs/fast-mode.md); objective >= every baseline's that keeps both.
+// mode finds a plan that keeps both (some instances admit none: docs/fast-mode.md); objective >=
+// every baseline's that keeps both.
 // Cost: one pass is O(jobs x shapes x FindEarliest); FindEarliest is near O(log G) on free or full
 // regions of the cluster, more where it is fragmented.
 // Example: 8 GPUs, a chat service peaking at 6 GPUs at noon with churn 2, and 16 training jobs:
@@ -795,8 +795,8 @@ class FastPolicy final : public Policy {
   // one greedy pass, in the order the outcome started them. Where Displace keeps the other jobs
   // and can only use the gaps they leave, this lets a wide, long, valuable job take the capacity
   // a service's demand held and the smaller jobs that were in the way move around it (the
-  // optimum's trade on contended instances: docs/full-mode.md, "spend the unmet budget on a wide
-  // long job"). Kept when the objective rises, under the same bound on unmet demand as Displace.
+  // optimum's trade on contended instances: docs/full-mode.md, "The exceptions", class a). Kept
+  // when the objective rises, under the same bound on unmet demand as Displace.
   void Recreate(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
                 const std::vector<int>& candidates, int tries, long long unmet_limit,
                 Outcome& outcome) const {
@@ -968,21 +968,20 @@ class FastPolicy final : public Policy {
   // Displacement and ruin-and-recreate moves after a schedule of `passes` (each costs about a
   // pass, a recreation up to two): one per four waiting jobs, at least 4 and at most 8, and no
   // more than a quarter of the passes. Like the passes beyond 32 (PassBudget), they grow with the
-  // work to search: 4 on the 16-job 8-GPU benchmark instance, which keeps its 0.2 ms target, 8
-  // from 32 jobs. Eight on every instance finds more (docs/fast-mode.md) but costs x1.14 in
-  // instructions at 8 GPUs, past that target.
+  // work to search: 4 on the 16-job 8-GPU benchmark instance, which keeps it inside its latency
+  // target, 8 from 32 jobs. Eight on every instance finds better plans more often but takes that
+  // instance past its target (docs/fast-mode.md, "The search's length").
   static int Moves(size_t jobs, int passes) {
     return std::min(std::clamp(static_cast<int>(jobs / 4), 4, 8), passes / 4);
   }
 
   // Greedy passes in all: about kPlacementBudget job placements, at least kMinPasses (the best
-  // seed orders) and at most kMaxPasses. Measured in bench/fast_bench.cc: a placement costs
-  // 0.3-8 us from 8 to 32,768 GPUs, so this keeps every size inside its latency target. (48, not
-  // 32: on small instances more perturbations still pay, docs/fast-mode.md. But no more than two
-  // per job beyond 32: 48 passes on 16 jobs took the 8-GPU benchmark from 1.97 to 2.72 M
-  // instructions a plan, past its 0.2 ms target; with this cap it is 2.05 M, and the mean objective
-  // on the 3,000 random instances is 663.1 against 666.1 with 48 everywhere, 647.9 with 32.)
-  // `effort` (PolicyOptions::effort) multiplies it.
+  // seed orders) and at most kMaxPasses. A placement costs more on a larger cluster
+  // (bench/fast_bench.cc), so a budget counted in placements keeps every size inside its latency
+  // target. 48 rather than 32 because more perturbations still pay on small instances; no more
+  // than two per job beyond 32 because 48 passes take the 16-job benchmark instance past its
+  // target (docs/fast-mode.md, "The search's length"). `effort` (PolicyOptions::effort)
+  // multiplies it.
   static int PassBudget(size_t jobs, int effort) {
     constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 48;
     if (jobs == 0) return 0;

@@ -20,20 +20,20 @@ namespace ordo::policy::full {
 struct FullModeConfig {
   /// CBC gets the whole model when it has at most this many pattern columns and at most
   /// min(max_whole_nonzeros, whole_nonzeros_per_second * time limit) non-zeros; else LNS. The
-  /// root LP alone takes about 3 CPU s at 400k non-zeros (docs/full-mode.md).
+  /// root LP's time grows with the non-zeros (docs/full-mode.md, "The solve").
   int64_t max_whole_columns = kFullModeMaxWholeColumns;
   double max_whole_nonzeros = 1'000'000;
   double whole_nonzeros_per_second = 25'000;
   /// Share of the remaining time CBC gets on a whole model of more than whole_alone_nonzeros
   /// non-zeros (smaller ones get all of it); when CBC has not proven optimality by then, LNS
-  /// improves its incumbent in the rest. Measured: up to ~130k non-zeros CBC branches and closes
-  /// gaps within a minute; from ~200k it rarely gets past the root.
+  /// improves its incumbent in the rest: on the largest models CBC rarely gets past its root
+  /// (docs/full-mode.md, "The solve").
   double whole_share = 0.5;
   double whole_alone_nonzeros = 100'000;
   /// Shares of the remaining time the pooled model (pooled_model.h) may take before the whole
-  /// pattern model, and then the packing of its solution into blocks (whole path). Measured on the
-  /// 30 contended instances at 60 s in one code state: 0.45 gave 19 proven or within 0.5%, 0.3
-  /// gave 17 (three pooled optima, random-5, -14, -22, sat just past 0.3's limit).
+  /// pattern model, and then the packing of its solution into blocks (whole path). Chosen on the
+  /// contended instances of docs/full-mode.md: a smaller share cut off pooled models that CBC
+  /// proves just inside this one.
   double pooled_share = 0.45;
   double pack_share = 0.1;
   /// Share of the remaining time the LP bound may take before LNS starts (LNS path).

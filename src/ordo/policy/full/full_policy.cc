@@ -1,4 +1,4 @@
-// Full mode (policy "ordo-full"): the exact allocation MILP of docs/milp-notes.md.
+// Full mode (policy "ordo-full"): the exact allocation MILP of ../shared/docs/milp-notes.md.
 //
 // Algorithm. 1) A warm start: the better of fast mode's plan (given a quarter of the time limit)
 // and a simple greedy (greedy_start.h). 2) If the scenario has at most kFullModeMaxWholeColumns
@@ -134,11 +134,10 @@ Pooled SolvePooled(const Scenario& scenario, const Decisions& warm, const Promis
   params.time_limit_s = config.pooled_share * SecondsLeft(deadline);
   params.relative_gap = kRelativeGap;
   // The warm start as MIP start, except under promises. Without it CBC proves far fewer pooled
-  // optima (contended random-5 and -11 at the 60 s limit instead of optimal in seconds: its
-  // improvement heuristics start from the incumbent); a cutoff at its objective did not replace
-  // it. Under promises, completing the start (a small branch and bound) crashed CBC 2.10.8 with
-  // SIGSEGV in CbcNode::chooseDynamicBranch on quality instance 186, every run — the only crash in
-  // some 500 pooled solves; there the pooled model goes without.
+  // optima (its improvement heuristics start from the incumbent); a cutoff at its objective does
+  // not replace it. Under promises, completing the start (a small branch and bound) can crash CBC
+  // 2.10.8 with SIGSEGV in CbcNode::chooseDynamicBranch (docs/full-mode.md, "CBC"); there the
+  // pooled model goes without.
   if (promises == nullptr) params.mip_start = pooled.ToColumns(warm);
   params.stop = options.stop;
   params.seed = SolverSeed(options);

@@ -1,4 +1,4 @@
-// The allocation MILP in its pattern form (docs/milp-notes.md): one binary per legal
+// The allocation MILP in its pattern form (../shared/docs/milp-notes.md): one binary per legal
 // (job, shape, start, aligned block) pattern, integer service GPU counts per node group and step,
 // continuous unmet-demand slacks. Rules 3 and 5 hold by construction of the patterns; rule 1 is a
 // clique per (GPU atom, step) for batch work plus a capacity row per (group, step) where services
