@@ -44,6 +44,17 @@ JobBuilder& JobBuilder::Kind(JobKind kind) {
   return *this;
 }
 
+JobBuilder& JobBuilder::Progress(int progress_steps, int restart_steps_left) {
+  job_.running->progress_steps = progress_steps;
+  job_.running->restart_steps_left = restart_steps_left;
+  return *this;
+}
+
+JobBuilder& JobBuilder::Checkpointed(int every_steps, int restart_steps) {
+  job_.checkpoint = Checkpoint{every_steps, restart_steps};
+  return *this;
+}
+
 JobBuilder& JobBuilder::Running(int start_step, int first_gpu) {
   job_.running = RunningPlacement{start_step, first_gpu};
   // A running job has been waiting at least since it started.

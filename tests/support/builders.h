@@ -35,6 +35,10 @@ class JobBuilder {
   /// Already running on the block starting at first_gpu since start_step (<= 0). Lowers the
   /// arrival to start_step when it is later; call Arrival afterwards to build an invalid job.
   JobBuilder& Running(int start_step, int first_gpu);
+  /// For a running job (call Running first): work done by step 0 and restart steps left.
+  JobBuilder& Progress(int progress_steps, int restart_steps_left = 0);
+  /// Preemptible: saves every `every_steps` work steps, resumes after `restart_steps`.
+  JobBuilder& Checkpointed(int every_steps, int restart_steps);
   JobBuilder& GpuType(std::string gpu_type);
   JobBuilder& MinMemory(double min_gpu_memory_gb);
   JobBuilder& Features(std::string features_json);

@@ -98,7 +98,12 @@ class Checker {
         return;
       }
     } else {
-      if (!p.started()) return;
+      if (!p.started()) {
+        if (p.preempt_step || p.resume) {
+          Add(0, {job.id}, name + " is not started but has a preempt_step or resume");
+        }
+        return;
+      }
       const int start = *p.start_step;
       if (start >= s_.horizon_steps) {
         Add(0, {job.id}, name + " starts at step " + std::to_string(start) +
@@ -120,29 +125,101 @@ class Checker {
         return;
       }
     }
-    if (p.first_gpu < 0 || p.gpus <= 0 || static_cast<long long>(p.first_gpu) + p.gpus > gpus_) {
-      Add(3, {job.id}, name + " uses GPUs [" + std::to_string(p.first_gpu) + ", " +
-                           std::to_string(static_cast<long long>(p.first_gpu) + p.gpus) +
+    if (!CheckBlock(job, name, p.first_gpu, p.gpus, "")) return;
+    // The end of the first stay when the job is left alone: a running job first spends
+    // restart_steps_left from step 0, then does the duration_steps - progress_steps it has left.
+    long long natural_end = static_cast<long long>(*p.start_step) + p.duration_steps;
+    if (job.running) {
+      const long long progress =
+          job.running->progress_steps.value_or(-job.running->start_step);
+      natural_end = job.running->restart_steps_left.value_or(0) + p.duration_steps - progress;
+    }
+    if (!p.preempt_step) {
+      if (p.resume) {
+        Add(0, {job.id}, name + " has a resume but no preempt_step");
+      }
+      Hold(holder, p.first_gpu, p.gpus, *p.start_step, natural_end);
+      return;
+    }
+    // Rule 5 for preemption: only a job with a checkpoint, after its start, before its end.
+    // A broken preemption is reported, then the plan is judged as written (the first stay held
+    // until q, within the stay), so one mistake is one violation.
+    const int q = *p.preempt_step;
+    const std::string at = " is preempted at step " + std::to_string(q);
+    if (!job.checkpoint) {
+      Add(5, {job.id}, name + at + " but has no checkpoint: only jobs with one may be preempted");
+    } else if (q < 0) {
+      Add(5, {job.id}, name + at + ", in the past");
+    } else if (q <= *p.start_step) {
+      Add(5, {job.id}, name + at + ", not after its start at step " +
+                           std::to_string(*p.start_step));
+    } else if (q >= natural_end) {
+      Add(5, {job.id}, name + at + ", not before its end at step " + std::to_string(natural_end));
+    } else if (q >= s_.horizon_steps) {
+      Add(0, {job.id}, name + at + ", past the horizon: a preemption outside it is not planned");
+    }
+    const long long held_to = std::clamp<long long>(q, *p.start_step, natural_end);
+    Hold(holder, p.first_gpu, p.gpus, *p.start_step, held_to);
+    if (!p.resume) return;
+    const int s2 = p.resume->start_step;
+    if (s2 < q) {
+      Add(5, {job.id}, name + " resumes at step " + std::to_string(s2) +
+                           ", before it gives its block back at step " + std::to_string(q) +
+                           ": a job never holds two blocks at one step");
+      return;
+    }
+    if (s2 >= s_.horizon_steps) {
+      Add(0, {job.id}, name + " resumes at step " + std::to_string(s2) +
+                           ", past the horizon: a job not resumed inside it has no resume");
+      return;
+    }
+    if (!CheckBlock(job, name, p.resume->first_gpu, p.gpus, "resumed ")) return;
+    // The work done by the preemption, of which only whole checkpoints survive; the resumed stay
+    // restarts, then does the rest.
+    long long done = held_to - *p.start_step;
+    if (job.running) {
+      const long long progress =
+          job.running->progress_steps.value_or(-job.running->start_step);
+      done = progress + std::max<long long>(0, held_to - job.running->restart_steps_left.value_or(0));
+    }
+    const long long c = job.checkpoint ? job.checkpoint->every_steps : 1;
+    const long long restart = job.checkpoint ? job.checkpoint->restart_steps : 0;
+    const long long saved = std::min<long long>(done, p.duration_steps) / c * c;
+    Hold(holder, p.resume->first_gpu, p.gpus, s2, s2 + restart + p.duration_steps - saved);
+  }
+
+  // Rule 3 for one stay's block [first_gpu, first_gpu + gpus). `stay` prefixes "block" in the
+  // message ("resumed "). False when the block is not even inside the cluster.
+  bool CheckBlock(const Job& job, const std::string& name, int first_gpu, int gpus,
+                  const std::string& stay) {
+    if (first_gpu < 0 || gpus <= 0 || static_cast<long long>(first_gpu) + gpus > gpus_) {
+      Add(3, {job.id}, name + " uses " + stay + "GPUs [" + std::to_string(first_gpu) + ", " +
+                           std::to_string(static_cast<long long>(first_gpu) + gpus) +
                            "), outside the cluster");
-      return;
+      return false;
     }
-    if (!s_.cluster.IsAlignedBlock(p.first_gpu, p.gpus)) {
-      Add(3, {job.id}, name + "'s block [" + std::to_string(p.first_gpu) + ", " +
-                           std::to_string(p.first_gpu + p.gpus) +
+    if (!s_.cluster.IsAlignedBlock(first_gpu, gpus)) {
+      Add(3, {job.id}, name + "'s " + stay + "block [" + std::to_string(first_gpu) + ", " +
+                           std::to_string(first_gpu + gpus) +
                            ") is not aligned, crosses a node boundary or spans two groups");
-      return;
+      return false;
     }
-    const NodeGroup& group = s_.cluster.groups[s_.cluster.group_of(p.first_gpu)];
+    const NodeGroup& group = s_.cluster.groups[s_.cluster.group_of(first_gpu)];
     if (!job.requirement.Matches(group)) {
-      Add(3, {job.id}, name + " runs in group " + Quote(group.name) + " (" + group.gpu_type +
+      Add(3, {job.id}, name + " runs " + (stay.empty() ? "" : "its " + stay + "stay ") +
+                           "in group " + Quote(group.name) + " (" + group.gpu_type +
                            "), which does not match its gpu_type / min_gpu_memory_gb");
     }
-    // Rule 5 holds by construction of the format (one start, one block, one duration); what is left
-    // to check is the occupancy of every step it runs inside the horizon.
-    const int from = std::max(0, *p.start_step);
-    const int to = std::min<long long>(s_.horizon_steps, static_cast<long long>(*p.start_step) + p.duration_steps);
-    for (int t = from; t < to; ++t) {
-      for (int g = p.first_gpu; g < p.first_gpu + p.gpus; ++g) Occupy(g, t, holder);
+    return true;
+  }
+
+  // Rule 1 over the steps of [from, to) inside the horizon. The rest of rule 5 holds by
+  // construction of the format: one block per stay, held from its start to its end.
+  void Hold(int32_t holder, int first_gpu, int gpus, long long from, long long to) {
+    const int lo = static_cast<int>(std::max<long long>(0, from));
+    const int hi = static_cast<int>(std::min<long long>(s_.horizon_steps, to));
+    for (int t = lo; t < hi; ++t) {
+      for (int g = first_gpu; g < first_gpu + gpus; ++g) Occupy(g, t, holder);
     }
   }
 

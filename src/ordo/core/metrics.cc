@@ -16,7 +16,63 @@ double WeightSum(const Scenario& s, int from, int to) {
   return n - s.objective.time_decay * step_sum / s.horizon_steps;
 }
 
+// Clips [from, to) to the horizon: the GPU-steps and reward of that part.
+struct Clipped {
+  int from = 0;
+  int to = 0;
+  [[nodiscard]] int steps() const { return std::max(0, to - from); }
+};
+Clipped Clip(long long from, long long to, int horizon) {
+  return Clipped{static_cast<int>(std::clamp<long long>(from, 0, horizon)),
+                 static_cast<int>(std::clamp<long long>(to, 0, horizon))};
+}
+
 }  // namespace
+
+JobStays StaysOf(const Job& job, const JobPlacement& p) {
+  JobStays out;
+  const long long duration = p.duration_steps;
+  // The first stay: a running job first spends its restart steps left, then works on from its
+  // progress; a fresh job works from its start with no progress.
+  Stay first;
+  first.first_gpu = p.first_gpu;
+  first.from = *p.start_step;
+  long long progress = 0;  // at work_from
+  if (job.running) {
+    first.work_from = std::max<long long>(first.from, job.running->restart_steps_left.value_or(0));
+    progress = job.running_progress_steps();
+    first.to = job.running_end_step();
+  } else {
+    first.work_from = first.from;
+    first.to = first.from + duration;
+  }
+  if (!p.preempt_step) {
+    first.kept_to = first.to;
+    out.stays[out.count++] = first;
+    out.completes = true;
+    out.end = first.to;
+    return out;
+  }
+  const Checkpoint checkpoint = job.checkpoint.value_or(Checkpoint{});
+  first.to = *p.preempt_step;
+  const long long done = progress + std::max<long long>(0, first.to - first.work_from);
+  const long long saved = checkpoint.SavedProgress(static_cast<int>(std::min(done, duration)));
+  // Work steps whose progress index is below the saved progress survive the preemption.
+  first.kept_to = std::clamp(first.work_from + (saved - progress), first.work_from,
+                             std::max(first.work_from, first.to));
+  out.stays[out.count++] = first;
+  if (!p.resume) return out;
+  Stay second;
+  second.first_gpu = p.resume->first_gpu;
+  second.from = p.resume->start_step;
+  second.work_from = second.from + checkpoint.restart_steps;
+  second.to = second.work_from + (duration - saved);
+  second.kept_to = second.to;
+  out.stays[out.count++] = second;
+  out.completes = true;
+  out.end = second.to;
+  return out;
+}
 
 Metrics ComputeMetrics(const Scenario& s, const Plan& plan) {
   Metrics m;
@@ -29,18 +85,27 @@ Metrics ComputeMetrics(const Scenario& s, const Plan& plan) {
 
   double batch_gpu_steps = 0, useful_service = 0, allocated_service = 0;
   double reward = 0, penalty = 0;
+  double held_gpu_steps = 0;  // batch GPU-steps of restart and lost work: allocated, not useful
   for (const JobPlacement& p : plan.jobs) {
     auto it = job_index.find(p.id);
     if (it == job_index.end() || !p.started()) continue;
     const Job& job = s.jobs[it->second];
-    const int from = std::max(0, *p.start_step);
-    const int to = std::min(horizon, p.end_step());
-    const double steps = std::max(0, to - from);
-    batch_gpu_steps += steps * p.gpus;
-    m.batch_value += job.priority * p.gpus * steps;
-    reward += job.priority * p.gpus * WeightSum(s, from, to);
+    const JobStays stays = StaysOf(job, p);
+    for (int k = 0; k < stays.count; ++k) {
+      const Stay& stay = stays.stays[k];
+      const Clipped held = Clip(stay.from, std::max(stay.from, stay.to), horizon);
+      const Clipped kept = Clip(stay.work_from, std::max(stay.work_from, stay.kept_to), horizon);
+      const double kept_steps = kept.steps();
+      const double wasted = static_cast<double>(held.steps() - kept.steps()) * p.gpus;
+      batch_gpu_steps += kept_steps * p.gpus;
+      held_gpu_steps += wasted;
+      m.lost_gpu_steps += static_cast<long long>(wasted);
+      m.batch_value += job.priority * p.gpus * kept_steps;
+      reward += job.priority * p.gpus * WeightSum(s, kept.from, kept.to);
+    }
+    if (p.preempt_step) ++m.preemptions;
     if (!job.running && *p.start_step >= 0 && *p.start_step < horizon) ++m.jobs_started;
-    if (p.end_step() <= horizon) ++m.jobs_completed;
+    if (stays.completes && stays.end <= horizon) ++m.jobs_completed;
   }
   m.value = m.batch_value;
   std::vector<bool> listed(s.services.size(), false);
@@ -73,7 +138,7 @@ Metrics ComputeMetrics(const Scenario& s, const Plan& plan) {
   }
   const double grid = static_cast<double>(s.cluster.total_gpus()) * horizon;
   m.utilization = (batch_gpu_steps + useful_service) / grid;
-  m.allocated_utilization = (batch_gpu_steps + allocated_service) / grid;
+  m.allocated_utilization = (batch_gpu_steps + held_gpu_steps + allocated_service) / grid;
   m.objective = reward - penalty;
   return m;
 }

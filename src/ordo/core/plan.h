@@ -8,17 +8,30 @@
 
 namespace ordo {
 
+/// Where a preempted job starts again (spec: `resume`); it keeps its number of GPUs.
+struct ResumePlacement {
+  int start_step = 0;
+  int first_gpu = 0;
+  friend bool operator==(const ResumePlacement&, const ResumePlacement&) = default;
+};
+
 /// One job's decision. A job not started inside the horizon has no start_step; the other fields
-/// are then meaningless.
+/// are then meaningless. For a running job the entry repeats `running.start_step`, `first_gpu`
+/// and its shape. A job with a checkpoint may give its block back at `preempt_step` and start
+/// again at `resume` (spec: "Preemption: checkpoints and migration").
 struct JobPlacement {
   std::string id;
   std::optional<int> start_step;
   int first_gpu = 0;
   int gpus = 0;
   int duration_steps = 0;
+  std::optional<int> preempt_step;       // the first step it no longer holds its first block
+  std::optional<ResumePlacement> resume;  // only with preempt_step; absent: not resumed inside
 
   [[nodiscard]] bool started() const { return start_step.has_value(); }
-  [[nodiscard]] int end_step() const { return *start_step + duration_steps; }  // exclusive
+  /// start + duration: the end of a fresh, never preempted stay (exclusive). A running job's end
+  /// is Job::running_end_step(); a preempted job's stays are in metrics.h (JobStays).
+  [[nodiscard]] int end_step() const { return *start_step + duration_steps; }
 };
 
 /// One service's GPUs: `gpus[t]` lists the GPU ids it holds at step t (horizon_steps lists).
@@ -67,6 +80,8 @@ struct Metrics {
   long long realtime_unmet_gpu_steps = 0;
   int jobs_started = 0;
   int jobs_completed = 0;
+  int preemptions = 0;              // jobs with a preempt_step
+  long long lost_gpu_steps = 0;     // GPU-steps of restart or lost work inside the horizon
   double solve_ms = 0;
   std::optional<SolverReport> solver;  // written as `status`, `best_bound`, `gap`, `nodes`
 };

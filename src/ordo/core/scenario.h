@@ -84,13 +84,31 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
-/// A job already running when the plan is made: it keeps this block until start_step + duration.
+/// A job already running when the plan is made: left alone it keeps this block until
+/// Job::running_end_step().
 struct RunningPlacement {
   int start_step = 0;  // <= 0
   int first_gpu = 0;
+  /// Work steps done by step 0, 0 <= p < duration; absent means -start_step (never interrupted).
+  std::optional<int> progress_steps;
+  /// Restart steps still to spend from step 0 before work goes on; absent means 0.
+  std::optional<int> restart_steps_left;
 };
 
-/// Batch work: training, batch inference or quantization. Rigid: one block, uninterrupted.
+/// How a preemptible job saves its work (spec: `checkpoint`).
+struct Checkpoint {
+  int every_steps = 1;    // a save after every `every_steps` work steps, >= 1
+  int restart_steps = 0;  // steps a resumed stay spends loading before it works, >= 0
+  friend bool operator==(const Checkpoint&, const Checkpoint&) = default;
+
+  /// The progress a resume starts from after `progress` work steps: floor(progress / c) * c.
+  [[nodiscard]] int SavedProgress(int progress) const {
+    return progress / every_steps * every_steps;
+  }
+};
+
+/// Batch work: training, batch inference or quantization. One block at a time; only a job with
+/// a `checkpoint` may be preempted (and then resumed once per plan, on any block of its size).
 struct Job {
   std::string id;
   JobKind kind = JobKind::kTraining;
@@ -99,8 +117,21 @@ struct Job {
   std::vector<Shape> shapes;  // alternatives; the plan picks at most one. Never empty.
   GpuRequirement requirement;
   std::optional<RunningPlacement> running;  // then shapes.size() == 1
+  std::optional<Checkpoint> checkpoint;     // absent: the job is never preempted
   /// The `features` object as JSON text, kept for the forecasters; empty when absent.
   std::string features_json;
+
+  /// Work steps a running job has done by step 0 (`running.progress_steps`, default -start_step).
+  /// Requires `running`.
+  [[nodiscard]] int running_progress_steps() const {
+    return running->progress_steps.value_or(-running->start_step);
+  }
+  /// The step a running job left alone frees its block: restart_steps_left + duration - progress.
+  /// Every planner pins a running job until this step; requires `running`.
+  [[nodiscard]] int running_end_step() const {
+    return running->restart_steps_left.value_or(0) + shapes.front().duration_steps -
+           running_progress_steps();
+  }
 };
 
 /// Real-time inference: elastic, follows a demand curve.

@@ -96,6 +96,19 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
                                                             ")");
     }
   }
+  if (job.checkpoint) {
+    if (job.checkpoint->every_steps < 1 || job.checkpoint->every_steps > Limits::kMaxDurationSteps) {
+      return FailInput(where + ".checkpoint.every_steps",
+                       "must be an integer from 1 to 1000000 (got " +
+                           std::to_string(job.checkpoint->every_steps) + ")");
+    }
+    if (job.checkpoint->restart_steps < 0 ||
+        job.checkpoint->restart_steps > Limits::kMaxDurationSteps) {
+      return FailInput(where + ".checkpoint.restart_steps",
+                       "must be an integer from 0 to 1000000 (got " +
+                           std::to_string(job.checkpoint->restart_steps) + ")");
+    }
+  }
   if (!job.running) return {};
   const RunningPlacement& run = *job.running;
   const Shape& shape = job.shapes.front();
@@ -108,7 +121,23 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
     return FailInput(where + ".running.start_step", "is before the job's arrival_step " +
                                                         std::to_string(job.arrival_step));
   }
-  if (static_cast<long long>(run.start_step) + shape.duration_steps <= 0) {
+  if (run.progress_steps &&
+      (*run.progress_steps < 0 || *run.progress_steps >= shape.duration_steps)) {
+    return FailInput(where + ".running.progress_steps",
+                     "must be from 0 to duration_steps - 1 = " +
+                         std::to_string(shape.duration_steps - 1) + " (got " +
+                         std::to_string(*run.progress_steps) + ")");
+  }
+  if (run.restart_steps_left &&
+      (*run.restart_steps_left < 0 || *run.restart_steps_left > Limits::kMaxDurationSteps)) {
+    return FailInput(where + ".running.restart_steps_left",
+                     "must be an integer from 0 to 1000000 (got " +
+                         std::to_string(*run.restart_steps_left) + ")");
+  }
+  // Without progress_steps the job has worked since its start, so it ended at start + duration;
+  // with it, its end o + duration - p is after step 0 by the check above.
+  if (!run.progress_steps &&
+      static_cast<long long>(run.start_step) + shape.duration_steps <= 0) {
     return FailInput(where + ".running.start_step",
                      "the job ended at step " + std::to_string(run.start_step + shape.duration_steps) +
                          ", before step 0: it is no longer running");

@@ -49,7 +49,8 @@ Result<std::optional<int>> NullableStep(const ObjectReader& obj, std::string_vie
 Result<JobPlacement> ReadJobPlacement(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "a job placement");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"id", "start_step", "first_gpu", "gpus", "duration_steps"}));
+  ORDO_IO_CHECK(obj->AllowOnly(
+      {"id", "start_step", "first_gpu", "gpus", "duration_steps", "preempt_step", "resume"}));
   JobPlacement job;
   ORDO_IO_ASSIGN(job.id, obj->String("id", Limits::kMaxIdLength, false));
   ORDO_IO_ASSIGN(job.start_step, NullableStep(*obj, "start_step"));
@@ -64,6 +65,23 @@ Result<JobPlacement> ReadJobPlacement(const Json& value, const std::string& path
   ORDO_IO_ASSIGN(job.first_gpu, field("first_gpu", 0, Limits::kMaxGpus - 1));
   ORDO_IO_ASSIGN(job.gpus, field("gpus", 0, Limits::kMaxGpus));
   ORDO_IO_ASSIGN(job.duration_steps, field("duration_steps", 0, Limits::kMaxDurationSteps));
+  // Preemption fields are read as given (a null is their absence); whether they make sense for
+  // this job (a checkpoint, q after the start, s2 >= q, ...) is CheckPlan's to say.
+  if (const Json* preempt = obj->Find("preempt_step"); preempt != nullptr && !preempt->is_null()) {
+    ORDO_IO_ASSIGN(job.preempt_step, NullableStep(*obj, "preempt_step"));
+  }
+  if (const Json* resume = obj->Find("resume"); resume != nullptr && !resume->is_null()) {
+    auto r = ObjectReader::Make(*resume, obj->Path("resume"), "a resume placement");
+    if (!r) return Fail(r.error());
+    ORDO_IO_CHECK(r->AllowOnly({"start_step", "first_gpu"}));
+    ResumePlacement placement;
+    int64_t n = 0;
+    ORDO_IO_ASSIGN(n, r->Int("start_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+    placement.start_step = static_cast<int>(n);
+    ORDO_IO_ASSIGN(n, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
+    placement.first_gpu = static_cast<int>(n);
+    job.resume = placement;
+  }
   return job;
 }
 
@@ -95,7 +113,8 @@ Result<Metrics> ReadMetrics(const Json& value) {
   if (!obj) return Fail(obj.error());
   ORDO_IO_CHECK(
       obj->AllowOnly({"utilization", "allocated_utilization", "value", "batch_value", "objective",
-                      "realtime_unmet_gpu_steps", "jobs_started", "jobs_completed", "solve_ms",
+                      "realtime_unmet_gpu_steps", "jobs_started", "jobs_completed", "preemptions",
+                      "lost_gpu_steps", "solve_ms",
                       "status", "best_bound", "gap", "nodes"}));
   Metrics metrics;
   // Every metric is optional: ordo recomputes them; a plan from another tool may leave some out.
@@ -119,6 +138,8 @@ Result<Metrics> ReadMetrics(const Json& value) {
   ORDO_IO_CHECK(integer("realtime_unmet_gpu_steps", kMaxInt64, metrics.realtime_unmet_gpu_steps));
   ORDO_IO_CHECK(integer("jobs_started", Limits::kMaxJobs, metrics.jobs_started));
   ORDO_IO_CHECK(integer("jobs_completed", Limits::kMaxJobs, metrics.jobs_completed));
+  ORDO_IO_CHECK(integer("preemptions", Limits::kMaxJobs, metrics.preemptions));
+  ORDO_IO_CHECK(integer("lost_gpu_steps", kMaxInt64, metrics.lost_gpu_steps));
   ORDO_IO_CHECK(number("solve_ms", metrics.solve_ms));
   if (obj->Has("status") || obj->Has("best_bound") || obj->Has("gap") || obj->Has("nodes")) {
     SolverReport report;
@@ -265,6 +286,11 @@ std::string WritePlan(const Plan& plan, int indent) {
         j["gpus"] = job.gpus;
         j["duration_steps"] = job.duration_steps;
       }
+      if (job.preempt_step) j["preempt_step"] = *job.preempt_step;
+      if (job.resume) {
+        j["resume"] = {{"start_step", job.resume->start_step},
+                       {"first_gpu", job.resume->first_gpu}};
+      }
       jobs.push_back(std::move(j));
     }
     out["jobs"] = std::move(jobs);
@@ -283,6 +309,8 @@ std::string WritePlan(const Plan& plan, int indent) {
     metrics["realtime_unmet_gpu_steps"] = m.realtime_unmet_gpu_steps;
     metrics["jobs_started"] = m.jobs_started;
     metrics["jobs_completed"] = m.jobs_completed;
+    metrics["preemptions"] = m.preemptions;
+    metrics["lost_gpu_steps"] = m.lost_gpu_steps;
     metrics["solve_ms"] = internal::NumberJson(m.solve_ms);
     if (m.solver) {
       metrics["status"] = m.solver->status;

@@ -164,7 +164,8 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   auto obj = ObjectReader::Make(value, path, "a job");
   if (!obj) return Fail(obj.error());
   ORDO_IO_CHECK(obj->AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
-                                "shapes", "gpu_type", "min_gpu_memory_gb", "running", "features"}));
+                                "shapes", "gpu_type", "min_gpu_memory_gb", "running", "features",
+                                "checkpoint"}));
   Job job;
   ORDO_IO_ASSIGN(job.id, obj->String("id", Limits::kMaxIdLength, false));
   std::string kind;
@@ -227,7 +228,8 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   if (const Json* running = obj->Find("running")) {
     auto r = ObjectReader::Make(*running, obj->Path("running"), "the running placement");
     if (!r) return Fail(r.error());
-    ORDO_IO_CHECK(r->AllowOnly({"start_step", "first_gpu"}));
+    ORDO_IO_CHECK(
+        r->AllowOnly({"start_step", "first_gpu", "progress_steps", "restart_steps_left"}));
     if (job.shapes.size() != 1) {
       return FailInput(obj->Path("running"), "a running job must have a single shape (got " +
                                                  std::to_string(job.shapes.size()) + " shapes)");
@@ -244,7 +246,27 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
     int64_t first = 0;
     ORDO_IO_ASSIGN(first, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
     placement.first_gpu = static_cast<int>(first);
+    std::optional<int64_t> progress;
+    ORDO_IO_ASSIGN(progress, r->OptionalInt("progress_steps", 0, Limits::kMaxDurationSteps - 1));
+    if (progress) placement.progress_steps = static_cast<int>(*progress);
+    std::optional<int64_t> restart_left;
+    ORDO_IO_ASSIGN(restart_left,
+                   r->OptionalInt("restart_steps_left", 0, Limits::kMaxDurationSteps));
+    if (restart_left) placement.restart_steps_left = static_cast<int>(*restart_left);
     job.running = placement;
+  }
+
+  if (const Json* checkpoint = obj->Find("checkpoint")) {
+    auto c = ObjectReader::Make(*checkpoint, obj->Path("checkpoint"), "the checkpoint");
+    if (!c) return Fail(c.error());
+    ORDO_IO_CHECK(c->AllowOnly({"every_steps", "restart_steps"}));
+    Checkpoint read;
+    int64_t n = 0;
+    ORDO_IO_ASSIGN(n, c->Int("every_steps", 1, Limits::kMaxDurationSteps));
+    read.every_steps = static_cast<int>(n);
+    ORDO_IO_ASSIGN(n, c->Int("restart_steps", 0, Limits::kMaxDurationSteps));
+    read.restart_steps = static_cast<int>(n);
+    job.checkpoint = read;
   }
 
   for (const Pending& p : pending) {
@@ -391,8 +413,17 @@ OrderedJson JobJson(const Job& job) {
   }
   RequirementJson(job.requirement, out);
   if (job.running) {
-    out["running"] = {{"start_step", job.running->start_step},
-                      {"first_gpu", job.running->first_gpu}};
+    OrderedJson running = {{"start_step", job.running->start_step},
+                           {"first_gpu", job.running->first_gpu}};
+    if (job.running->progress_steps) running["progress_steps"] = *job.running->progress_steps;
+    if (job.running->restart_steps_left) {
+      running["restart_steps_left"] = *job.running->restart_steps_left;
+    }
+    out["running"] = std::move(running);
+  }
+  if (job.checkpoint) {
+    out["checkpoint"] = {{"every_steps", job.checkpoint->every_steps},
+                         {"restart_steps", job.checkpoint->restart_steps}};
   }
   if (!job.features_json.empty()) {
     // features_json is the text of a JSON object (the reader stores it so); text built by code

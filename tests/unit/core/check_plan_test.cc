@@ -153,26 +153,150 @@ std::vector<BrokenCase> Cases() {
 
 class BrokenRuleTest : public ::testing::TestWithParam<BrokenCase> {};
 
-TEST_P(BrokenRuleTest, ReportsThatRuleAlone) {
-  Scenario scenario = LegalScenario();
-  Plan plan = LegalPlan();
-  GetParam().breaks(scenario, plan);
+void ExpectThatRuleAlone(Scenario scenario, Plan plan, const BrokenCase& broken) {
+  broken.breaks(scenario, plan);
   const std::vector<Violation> violations = CheckPlan(scenario, plan);
   ASSERT_FALSE(violations.empty()) << "no violation reported";
   std::set<int> rules;
   for (const Violation& v : violations) rules.insert(v.rule);
-  EXPECT_EQ(rules, std::set<int>{GetParam().rule}) << Describe(violations);
+  EXPECT_EQ(rules, std::set<int>{broken.rule}) << Describe(violations);
   std::vector<std::string> ids = violations.front().ids;
-  std::vector<std::string> expected = GetParam().ids;
+  std::vector<std::string> expected = broken.ids;
   std::sort(ids.begin(), ids.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(ids, expected) << Describe(violations);
-  EXPECT_NE(violations.front().message.find(GetParam().words), std::string::npos)
-      << "expected \"" << GetParam().words << "\" in" << Describe(violations);
+  EXPECT_NE(violations.front().message.find(broken.words), std::string::npos)
+      << "expected \"" << broken.words << "\" in" << Describe(violations);
+}
+
+TEST_P(BrokenRuleTest, ReportsThatRuleAlone) {
+  ExpectThatRuleAlone(LegalScenario(), LegalPlan(), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(Rules, BrokenRuleTest, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return info.param.name; });
+
+TEST(CheckPlanTest, ThePreemptionPlanPasses) {
+  const std::vector<Violation> violations = CheckPlan(PreemptScenario(), PreemptPlan());
+  EXPECT_TRUE(violations.empty()) << Describe(violations);
+}
+
+// The preemption rules of spec/formats-v1.md ("Preemption: checkpoints and migration"), each
+// broken alone on the plan of core_test_util.h.
+std::vector<BrokenCase> PreemptCases() {
+  return {
+      Case("PreemptWithoutCheckpoint", 5, {"ckpt"}, "has no checkpoint",
+           [](Scenario& s, Plan&) { s.jobs[0].checkpoint.reset(); }),
+      Case("PreemptInThePast", 5, {"runpre"}, "in the past",
+           [](Scenario&, Plan& p) { JobIn(p, "runpre").preempt_step = -1; }),
+      Case("PreemptAtItsStart", 5, {"ckpt"}, "not after its start at step 0",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").preempt_step = 0; }),
+      // held is left alone until 2 + 5 - 1 = 6.
+      Case("PreemptAtItsEnd", 5, {"held"}, "not before its end at step 6",
+           [](Scenario&, Plan& p) { JobIn(p, "held").preempt_step = 6; }),
+      Case("PreemptPastTheHorizon", 0, {"held"}, "past the horizon",
+           [](Scenario& s, Plan& p) {
+             s.jobs[2].shapes.front().duration_steps = 20;
+             JobIn(p, "held").duration_steps = 20;
+             JobIn(p, "held").preempt_step = 10;
+           }),
+      Case("PreemptNotStarted", 0, {"idle"}, "not started",
+           [](Scenario&, Plan& p) { JobIn(p, "idle").preempt_step = 2; }),
+      Case("ResumeWithoutPreempt", 0, {"urgent"}, "no preempt_step",
+           [](Scenario&, Plan& p) { JobIn(p, "urgent").resume = ResumePlacement{6, 0}; }),
+      Case("ResumeBeforeThePreemption", 5, {"ckpt"}, "never holds two blocks",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->start_step = 2; }),
+      Case("ResumePastTheHorizon", 0, {"ckpt"}, "past the horizon",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->start_step = 10; }),
+      Case("ResumedBlockNotAligned", 3, {"ckpt"}, "resumed block [1, 3) is not aligned",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->first_gpu = 1; }),
+      Case("ResumedBlockOutsideTheCluster", 3, {"ckpt"}, "outside the cluster",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->first_gpu = 10; }),
+      Case("ResumedInAGroupOfTheWrongType", 3, {"ckpt"}, "resumed stay in group \"c\"",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->first_gpu = 8; }),
+      // Resumed at 4 on GPUs 0-1, where urgent runs at steps 3 and 4.
+      Case("ResumedStayCollides", 1, {"ckpt", "urgent"}, "both hold GPU 0 at step 4",
+           [](Scenario&, Plan& p) {
+             JobIn(p, "ckpt").resume = ResumePlacement{4, 0};
+           }),
+      // Not preempted, ckpt holds GPUs 0-1 until 6 and meets urgent at 3.
+      Case("PreemptionDropped", 1, {"ckpt", "urgent"}, "both hold GPU 0 at step 3",
+           [](Scenario&, Plan& p) {
+             JobIn(p, "ckpt").preempt_step.reset();
+             JobIn(p, "ckpt").resume.reset();
+           }),
+      // The first stay ends at the preemption: held till 4, ckpt meets urgent at step 3.
+      Case("PreemptedTooLate", 1, {"ckpt", "urgent"}, "both hold GPU 0 at step 3",
+           [](Scenario&, Plan& p) { JobIn(p, "ckpt").preempt_step = 4; }),
+      Case("RunningPreemptedJobMoved", 2, {"runpre"}, "must keep its block",
+           [](Scenario&, Plan& p) { JobIn(p, "runpre").first_gpu = 4; }),
+  };
+}
+
+class BrokenPreemptionTest : public ::testing::TestWithParam<BrokenCase> {};
+
+TEST_P(BrokenPreemptionTest, ReportsThatRuleAlone) {
+  ExpectThatRuleAlone(PreemptScenario(), PreemptPlan(), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, BrokenPreemptionTest, ::testing::ValuesIn(PreemptCases()),
+                         [](const auto& info) { return info.param.name; });
+
+// How long each stay lasts, seen through a second job `next` on the same GPU right after it:
+// legal at the stay's end, a rule 1 collision one step earlier.
+struct StayEndCase {
+  std::string name;
+  JobBuilder job;            // on GPU 0 of a 1-GPU group
+  JobPlacement placement;    // the job's entry
+  int end;                   // the step its last stay frees GPU 0
+};
+
+class StayEndTest : public ::testing::TestWithParam<StayEndCase> {};
+
+TEST_P(StayEndTest, TheLastStayEndsWhereTheSpecSays) {
+  const StayEndCase& c = GetParam();
+  const Scenario scenario =
+      ScenarioBuilder("ends").Steps(12).Group("g", 1, 1).Job(c.job).Job(MakeJob("next")).Build();
+  for (int start : {c.end, c.end - 1}) {
+    Plan plan;
+    plan.jobs = {c.placement, JobPlacement{"next", start, 0, 1, 1}};
+    const std::vector<Violation> violations = CheckPlan(scenario, plan);
+    if (start == c.end) {
+      EXPECT_TRUE(violations.empty()) << Describe(violations);
+    } else {
+      ASSERT_EQ(violations.size(), 1u) << Describe(violations);
+      EXPECT_EQ(violations.front().rule, 1) << Describe(violations);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stays, StayEndTest,
+    ::testing::Values(
+        // Fresh, every 2, restart 1: preempted at 3 with progress 3, saved 2; resumed at 3:
+        // 1 restart step + 4 - 2 work steps.
+        StayEndCase{"ResumedAfterRestartAndTheUnsavedRest",
+                    MakeJob("j").Duration(4).Checkpointed(2, 1),
+                    Preempted(JobPlacement{"j", 0, 0, 1, 4}, 3, ResumePlacement{3, 0}), 6},
+        // Every step saved, no restart: resumed later, exactly the rest.
+        StayEndCase{"EverySaveNoRestart", MakeJob("j").Duration(4).Checkpointed(1, 0),
+                    Preempted(JobPlacement{"j", 0, 0, 1, 4}, 3, ResumePlacement{5, 0}), 6},
+        // No save reached: all 3 steps lost, the whole duration again after 2 restart steps.
+        StayEndCase{"NothingSaved", MakeJob("j").Duration(4).Checkpointed(5, 2),
+                    Preempted(JobPlacement{"j", 0, 0, 1, 4}, 3, ResumePlacement{3, 0}), 9},
+        // Running since -3 with progress 1 and 2 restart steps left: 2 + 5 - 1.
+        StayEndCase{"RunningWithProgressAndRestartLeft",
+                    MakeJob("j").Duration(5).Running(-3, 0).Progress(1, 2),
+                    JobPlacement{"j", -3, 0, 1, 5}, 6},
+        // Running since -2 without progress_steps: progress 2, ends at 0 + 5 - 2.
+        StayEndCase{"RunningByDefault", MakeJob("j").Duration(5).Running(-2, 0),
+                    JobPlacement{"j", -2, 0, 1, 5}, 3},
+        // Running, preempted during its restart steps: progress stays 4, saved 4 (every step);
+        // resumed at 2: 1 restart + 6 - 4.
+        StayEndCase{"RunningPreemptedWhileRestarting",
+                    MakeJob("j").Duration(6).Running(-1, 0).Progress(4, 3).Checkpointed(1, 1),
+                    Preempted(JobPlacement{"j", -1, 0, 1, 6}, 1, ResumePlacement{2, 0}), 5}),
+    [](const auto& info) { return info.param.name; });
 
 TEST(CheckPlanTest, EachCollidingPairIsReportedOnceAtItsFirstCollision) {
   Plan plan = LegalPlan();

@@ -64,6 +64,61 @@ inline Plan LegalPlan() {
   return plan;
 }
 
+// A legal plan with preemptions and resumed stays, for the checker's and the metrics' preemption
+// tests:
+//
+//   GPUs 0-3 group "a" (type A), 4-7 group "b" (type B), 8-9 group "c" (type C); 1 node each
+//   horizon 10 steps; objective time_decay 0.5, unmet_penalty_multiplier 2
+//
+//   step       0    1    2    3    4    5    6    7    8    9   | past the horizon
+//   ckpt  (2)  0-1  0-1  0-1L           2-3R 2-3  2-3  2-3  2-3  type A, checkpoint every 2,
+//              restart 1; preempted at 3 (progress 3, saved 2), resumed at 5 on 2-3: migration
+//   urgent(2)                 0-1  0-1                           arrives at 3, the freed block
+//   held  (2)  4-5R 4-5R 4-5  4-5  4-5  4-5                      running since -3, progress 1,
+//              2 restart steps left, duration 5: ends at 2 + 5 - 1 = 6
+//   runpre(2)  6-7L                          6-7R 6-7  6-7  | 6-7 (10-12)  running since -4,
+//              duration 8, progress 4 (the default), checkpoint every 3, restart 1; preempted
+//              at 1 (progress 5, saved 3), resumed at 7: 1 + 8 - 3 = 6 steps, ends at 13
+//   idle  (2)  not started                                       checkpoint every 1
+//
+//   L: lost work, R: restart steps. Kept work: ckpt 0, 1, 6-9; urgent 3, 4; held 2-5; runpre 8, 9.
+inline Scenario PreemptScenario() {
+  return ScenarioBuilder("preempt")
+      .Steps(10)
+      .Group("a", 1, 4, "A", 80)
+      .Group("b", 1, 4, "B", 80)
+      .Group("c", 1, 2, "C", 80)
+      .Objective(0.5, 2)
+      .Job(MakeJob("ckpt").Gpus(2).Duration(6).Priority(2).GpuType("A").Checkpointed(2, 1))
+      .Job(MakeJob("urgent").Gpus(2).Duration(2).Priority(9).Arrival(3))
+      .Job(MakeJob("held").Gpus(2).Duration(5).Priority(3).Running(-3, 4).Progress(1, 2)
+               .Checkpointed(1, 2))
+      .Job(MakeJob("runpre").Gpus(2).Duration(8).Priority(1).Running(-4, 6).Checkpointed(3, 1))
+      .Job(MakeJob("idle").Gpus(2).Duration(1).Checkpointed(1, 0))
+      .Build();
+}
+
+inline JobPlacement Preempted(JobPlacement placement, int preempt_step,
+                              std::optional<ResumePlacement> resume) {
+  placement.preempt_step = preempt_step;
+  placement.resume = resume;
+  return placement;
+}
+
+inline Plan PreemptPlan() {
+  Plan plan;
+  plan.scenario = "preempt";
+  plan.policy = "hand";
+  plan.jobs = {
+      Preempted(JobPlacement{"ckpt", 0, 0, 2, 6}, 3, ResumePlacement{5, 2}),
+      JobPlacement{"urgent", 3, 0, 2, 2},
+      JobPlacement{"held", -3, 4, 2, 5},
+      Preempted(JobPlacement{"runpre", -4, 6, 2, 8}, 1, ResumePlacement{7, 6}),
+      JobPlacement{"idle", std::nullopt, 0, 0, 0},
+  };
+  return plan;
+}
+
 /// The placement of job `id` in `plan`, for tests that edit it; the id must be there.
 inline JobPlacement& JobIn(Plan& plan, std::string_view id) {
   for (JobPlacement& job : plan.jobs) {

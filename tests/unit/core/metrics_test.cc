@@ -44,7 +44,13 @@ struct MetricCase {
 class MetricTest : public ::testing::TestWithParam<MetricCase> {};
 
 TEST_P(MetricTest, MatchesTheHandComputedValue) {
-  const Metrics m = ComputeMetrics(LegalScenario(), LegalPlan());
+  // The instantiation names the plan: LegalPlan or PreemptPlan.
+  const bool preempt = std::string(::testing::UnitTest::GetInstance()
+                                       ->current_test_info()
+                                       ->test_suite_name())
+                           .starts_with("PreemptPlan");
+  const Metrics m = preempt ? ComputeMetrics(PreemptScenario(), PreemptPlan())
+                            : ComputeMetrics(LegalScenario(), LegalPlan());
   EXPECT_NEAR(GetParam().get(m), GetParam().expected, kTolerance);
 }
 
@@ -61,6 +67,36 @@ INSTANTIATE_TEST_SUITE_P(
                    [](const Metrics& m) { return double(m.realtime_unmet_gpu_steps); }, 2},
         MetricCase{"jobs_started", [](const Metrics& m) { return double(m.jobs_started); }, 4},
         MetricCase{"jobs_completed", [](const Metrics& m) { return double(m.jobs_completed); }, 4}),
+    [](const auto& info) { return info.param.name; });
+
+// Kept work on the preemption plan of core_test_util.h (G = 10, T = 10: 100 GPU-steps; weight
+// 1 - t / 20):
+//
+//   job    prio gpus  kept steps       kept GPU-steps  batch_value  restart+lost GPU-steps
+//   ckpt   2    2     0 1 6 7 8 9      12              24           2 (lost 2) + 2 (restart 5)
+//   urgent 9    2     3 4              4               36           0
+//   held   3    2     2 3 4 5          8               24           4 (restart 0, 1)
+//   runpre 1    2     8 9              4               4            2 (lost 0) + 2 (restart 7)
+//   total                              28              88           12
+//
+// reward: ckpt 4 * (6 - 31/20) = 17.8, urgent 18 * (2 - 7/20) = 29.7, held 6 * (4 - 14/20) = 19.8,
+// runpre 2 * (2 - 17/20) = 2.3: 69.6. No services: objective = reward, value = batch_value.
+// jobs_completed: ckpt (its resumed stay ends at 10), urgent (5), held (6); not runpre (13).
+INSTANTIATE_TEST_SUITE_P(
+    PreemptPlan, MetricTest,
+    ::testing::Values(
+        MetricCase{"utilization", [](const Metrics& m) { return m.utilization; }, 28.0 / 100},
+        MetricCase{"allocated_utilization",
+                   [](const Metrics& m) { return m.allocated_utilization; }, 40.0 / 100},
+        MetricCase{"batch_value", [](const Metrics& m) { return m.batch_value; }, 88},
+        MetricCase{"value", [](const Metrics& m) { return m.value; }, 88},
+        MetricCase{"objective", [](const Metrics& m) { return m.objective; }, 69.6},
+        MetricCase{"preemptions", [](const Metrics& m) { return double(m.preemptions); }, 2},
+        MetricCase{"lost_gpu_steps", [](const Metrics& m) { return double(m.lost_gpu_steps); },
+                   12},
+        MetricCase{"jobs_started", [](const Metrics& m) { return double(m.jobs_started); }, 2},
+        MetricCase{"jobs_completed", [](const Metrics& m) { return double(m.jobs_completed); },
+                   3}),
     [](const auto& info) { return info.param.name; });
 
 // The objective under other weights: the reward with decay alpha, less M times the unmet
@@ -156,8 +192,36 @@ INSTANTIATE_TEST_SUITE_P(
                   0, 0},
         CountCase{"EndsAtTheHorizon", MakeJob("j").Gpus(2).Duration(2), 1, 1, 1},
         CountCase{"EndsPastTheHorizon", MakeJob("j").Gpus(2).Duration(2), 2, 1, 0},
-        CountCase{"NotStarted", MakeJob("j").Gpus(2).Duration(2), std::nullopt, 0, 0}),
+        CountCase{"NotStarted", MakeJob("j").Gpus(2).Duration(2), std::nullopt, 0, 0},
+        // Running with progress 1 of 3 since step -1 and 2 restart steps left: ends at 4.
+        CountCase{"RunningWithRestartEndsPastTheHorizon",
+                  MakeJob("j").Gpus(2).Duration(3).Running(-1, 0).Progress(1, 2), -1, 0, 0},
+        // Running since -5 on a 6-step job, progress 4 (it was preempted before): ends at 2.
+        CountCase{"RunningWithProgressEndsInside",
+                  MakeJob("j").Gpus(2).Duration(6).Running(-5, 0).Progress(4), -5, 0, 1}),
     [](const auto& info) { return info.param.name; });
+
+TEST(MetricsTest, APreemptedJobNotResumedKeepsOnlyItsSavedWorkAndDoesNotComplete) {
+  // Every 2 steps saved: preempted at 3 of 4, steps 0 and 1 kept, step 2 lost.
+  const Scenario scenario = ScenarioBuilder("one")
+                                .Steps(4)
+                                .Group("g", 1, 1)
+                                .Objective(0, 8)
+                                .Job(MakeJob("j").Duration(4).Priority(5).Checkpointed(2, 1))
+                                .Build();
+  Plan plan;
+  plan.jobs = {Preempted(JobPlacement{"j", 0, 0, 1, 4}, 3, std::nullopt)};
+  ASSERT_TRUE(CheckPlan(scenario, plan).empty());
+  const Metrics m = ComputeMetrics(scenario, plan);
+  EXPECT_NEAR(m.batch_value, 10, kTolerance);
+  EXPECT_NEAR(m.objective, 10, kTolerance);
+  EXPECT_EQ(m.lost_gpu_steps, 1);
+  EXPECT_NEAR(m.utilization, 2.0 / 4, kTolerance);
+  EXPECT_NEAR(m.allocated_utilization, 3.0 / 4, kTolerance);
+  EXPECT_EQ(m.preemptions, 1);
+  EXPECT_EQ(m.jobs_started, 1);
+  EXPECT_EQ(m.jobs_completed, 0);
+}
 
 }  // namespace
 }  // namespace ordo::testing

@@ -18,7 +18,10 @@ Plan SamplePlan() {
   plan.scenario = "training-heavy";
   plan.policy = "ordo-full";
   plan.jobs = {JobPlacement{"train-a", 0, 0, 4, 6}, JobPlacement{"quant-b", std::nullopt, 0, 0, 0},
-               JobPlacement{"train-c", -5, 8, 8, 10}};
+               JobPlacement{"train-c", -5, 8, 8, 10}, JobPlacement{"ckpt-d", 1, 4, 4, 8}};
+  plan.jobs.back().preempt_step = 3;
+  plan.jobs.back().resume = ResumePlacement{5, 12};
+  plan.jobs[2].preempt_step = 0;  // a running job given back at once, not resumed
   plan.services = {ServiceAllocation{"chat", {{4, 5}, {4, 5, 6}, {}, {7}}}};
   plan.metrics.utilization = 0.1 + 0.2;
   plan.metrics.allocated_utilization = 2.0 / 3.0;
@@ -28,6 +31,8 @@ Plan SamplePlan() {
   plan.metrics.realtime_unmet_gpu_steps = 3;
   plan.metrics.jobs_started = 1;
   plan.metrics.jobs_completed = 2;
+  plan.metrics.preemptions = 2;
+  plan.metrics.lost_gpu_steps = 12;
   plan.metrics.solve_ms = 0.125;
   plan.metrics.solver = SolverReport{"time_limit", 1300.5, 0.0512, 4096};
   plan.explanations = {
@@ -49,6 +54,8 @@ void ExpectSamePlan(const Plan& a, const Plan& b) {
       EXPECT_EQ(a.jobs[j].gpus, b.jobs[j].gpus);
       EXPECT_EQ(a.jobs[j].duration_steps, b.jobs[j].duration_steps);
     }
+    EXPECT_EQ(a.jobs[j].preempt_step, b.jobs[j].preempt_step);
+    EXPECT_EQ(a.jobs[j].resume, b.jobs[j].resume);
   }
   ASSERT_EQ(a.services.size(), b.services.size());
   for (size_t i = 0; i < a.services.size(); ++i) {
@@ -65,6 +72,8 @@ void ExpectSamePlan(const Plan& a, const Plan& b) {
   EXPECT_EQ(m.realtime_unmet_gpu_steps, n.realtime_unmet_gpu_steps);
   EXPECT_EQ(m.jobs_started, n.jobs_started);
   EXPECT_EQ(m.jobs_completed, n.jobs_completed);
+  EXPECT_EQ(m.preemptions, n.preemptions);
+  EXPECT_EQ(m.lost_gpu_steps, n.lost_gpu_steps);
   EXPECT_EQ(m.solve_ms, n.solve_ms);
   ASSERT_EQ(m.solver.has_value(), n.solver.has_value());
   if (m.solver) {
@@ -102,6 +111,13 @@ TEST(PlanIoTest, WritesTheSpecShape) {
                                           "gpus": 4, "duration_steps": 6})"));
   // An unstarted job is its id and a null start, nothing else.
   EXPECT_EQ(j["jobs"][1], json::parse(R"({"id": "quant-b", "start_step": null})"));
+  EXPECT_EQ(j["jobs"][3], json::parse(R"({"id": "ckpt-d", "start_step": 1, "first_gpu": 4,
+      "gpus": 4, "duration_steps": 8, "preempt_step": 3,
+      "resume": {"start_step": 5, "first_gpu": 12}})"));
+  EXPECT_EQ(j["jobs"][2]["preempt_step"], 0);
+  EXPECT_FALSE(j["jobs"][2].contains("resume"));
+  EXPECT_EQ(j["metrics"]["preemptions"], 2);
+  EXPECT_EQ(j["metrics"]["lost_gpu_steps"], 12);
   EXPECT_EQ(j["services"][0]["gpus"], json::parse("[[4, 5], [4, 5, 6], [], [7]]"));
   EXPECT_EQ(j["metrics"]["status"], "time_limit");
   EXPECT_EQ(j["metrics"]["nodes"], 4096);
@@ -222,6 +238,21 @@ INSTANTIATE_TEST_SUITE_P(
                 "jobs[0].duration_steps", "1e+30"},
         BadPlan{"UnknownJobField", "\"id\":\"a\"", "\"id\":\"a\",\"end\":5", "jobs[0].end",
                 "unknown"},
+        BadPlan{"PreemptStepString", "\"duration_steps\":3", "\"duration_steps\":3,\"preempt_step\":\"4\"",
+                "jobs[0].preempt_step", "integer"},
+        BadPlan{"ResumeNotObject", "\"duration_steps\":3", "\"duration_steps\":3,\"resume\":4",
+                "jobs[0].resume", "object"},
+        BadPlan{"ResumeWithoutStart", "\"duration_steps\":3",
+                "\"duration_steps\":3,\"preempt_step\":3,\"resume\":{\"first_gpu\":0}",
+                "jobs[0].resume.start_step", "missing"},
+        BadPlan{"ResumeNegativeFirstGpu", "\"duration_steps\":3",
+                "\"duration_steps\":3,\"preempt_step\":3,\"resume\":{\"start_step\":3,"
+                "\"first_gpu\":-1}",
+                "jobs[0].resume.first_gpu", "from 0"},
+        BadPlan{"ResumeUnknownField", "\"duration_steps\":3",
+                "\"duration_steps\":3,\"preempt_step\":3,\"resume\":{\"start_step\":3,"
+                "\"first_gpu\":0,\"gpus\":4}",
+                "jobs[0].resume.gpus", "unknown"},
         BadPlan{"GpuIdString", "[[1,2]", "[[1,\"2\"]", "services[0].gpus[0][1]", "integer"},
         BadPlan{"GpuIdNegative", "[[1,2]", "[[1,-2]", "services[0].gpus[0][1]", "from 0"},
         BadPlan{"StepNotList", "[[1,2],[3]]", "[[1,2],3]", "services[0].gpus[1]", "list"},

@@ -284,6 +284,41 @@ const std::vector<BadCase>& Cases() {
       {"UnknownRunningField", Edit([](json& j) { j["jobs"][2]["running"]["gpu"] = 0; }), false,
        "jobs[2].running.gpu", "unknown"},
 
+      // ---- preemption: checkpoint, progress, restart steps left ----------------------------
+      {"CheckpointEveryZero", Edit([](json& j) {
+         j["jobs"][2]["checkpoint"] = {{"every_steps", 0}, {"restart_steps", 1}};
+       }),
+       false, "jobs[2].checkpoint.every_steps", "from 1"},
+      {"CheckpointEveryFractional", Edit([](json& j) {
+         j["jobs"][0]["checkpoint"] = {{"every_steps", 1.5}, {"restart_steps", 1}};
+       }),
+       false, "jobs[0].checkpoint.every_steps", "integer"},
+      {"CheckpointEveryMissing",
+       Edit([](json& j) { j["jobs"][0]["checkpoint"] = {{"restart_steps", 1}}; }), false,
+       "jobs[0].checkpoint.every_steps", "missing"},
+      {"CheckpointRestartNegative", Edit([](json& j) {
+         j["jobs"][1]["checkpoint"] = {{"every_steps", 2}, {"restart_steps", -1}};
+       }),
+       false, "jobs[1].checkpoint.restart_steps", "from 0"},
+      {"CheckpointRestartMissing",
+       Edit([](json& j) { j["jobs"][1]["checkpoint"] = {{"every_steps", 2}}; }), false,
+       "jobs[1].checkpoint.restart_steps", "missing"},
+      {"CheckpointUnknownField", Edit([](json& j) {
+         j["jobs"][0]["checkpoint"] = {{"every_steps", 2}, {"restart_steps", 1}, {"every", 3}};
+       }),
+       false, "jobs[0].checkpoint.every", "unknown"},
+      {"CheckpointNotObject", Edit([](json& j) { j["jobs"][0]["checkpoint"] = 3; }), false,
+       "jobs[0].checkpoint", "object"},
+      {"ProgressAtTheDuration",
+       Edit([](json& j) { j["jobs"][2]["running"]["progress_steps"] = 10; }), false,
+       "jobs[2].running.progress_steps", "duration_steps - 1 = 9"},
+      {"ProgressNegative", Edit([](json& j) { j["jobs"][2]["running"]["progress_steps"] = -1; }),
+       false, "jobs[2].running.progress_steps", "from 0"},
+      {"ProgressString", Edit([](json& j) { j["jobs"][2]["running"]["progress_steps"] = "3"; }),
+       false, "jobs[2].running.progress_steps", "integer"},
+      {"RestartLeftNegative",
+       Edit([](json& j) { j["jobs"][2]["running"]["restart_steps_left"] = -2; }), false,
+       "jobs[2].running.restart_steps_left", "from 0"},
       // ---- services -----------------------------------------------------------------------
       {"DemandTooShort", Edit([](json& j) {
          j["services"][0]["demand"] = {1, 2, 3};

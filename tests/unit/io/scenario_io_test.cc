@@ -286,6 +286,35 @@ TEST(ScenarioWriteTest, RoundTripsTheBaseScenario) {
   }
 }
 
+TEST(ScenarioReadTest, ReadsThePreemptionFields) {
+  json j = BaseScenarioJson();
+  j["jobs"][0]["checkpoint"] = {{"every_steps", 3}, {"restart_steps", 0}};
+  j["jobs"][2]["checkpoint"] = {{"every_steps", 2}, {"restart_steps", 1}};
+  j["jobs"][2]["running"]["progress_steps"] = 7;
+  j["jobs"][2]["running"]["restart_steps_left"] = 1;
+  const Scenario s = ParseOk(j.dump(), false);
+  EXPECT_EQ(s.jobs[0].checkpoint, (Checkpoint{3, 0}));
+  EXPECT_FALSE(s.jobs[1].checkpoint.has_value());
+  EXPECT_EQ(s.jobs[2].checkpoint, (Checkpoint{2, 1}));
+  EXPECT_EQ(s.jobs[2].running->progress_steps, 7);
+  EXPECT_EQ(s.jobs[2].running->restart_steps_left, 1);
+  // Started at -5 with 10 steps; 7 done, 1 restart step left: ends at 1 + 10 - 7.
+  EXPECT_EQ(s.jobs[2].running_end_step(), 4);
+  for (int indent : {-1, 2}) {
+    const std::string text = WriteScenario(s, indent);
+    EXPECT_EQ(json::parse(text), j) << text;
+    EXPECT_EQ(Content(ParseOk(text, false)), Content(s));
+  }
+}
+
+TEST(ScenarioReadTest, RunningDefaultsWithoutThePreemptionFields) {
+  const Scenario s = ParseOk(BaseScenarioJson().dump(), false);
+  EXPECT_FALSE(s.jobs[2].running->progress_steps.has_value());
+  EXPECT_FALSE(s.jobs[2].running->restart_steps_left.has_value());
+  EXPECT_EQ(s.jobs[2].running_progress_steps(), 5);  // -start_step
+  EXPECT_EQ(s.jobs[2].running_end_step(), 5);        // -5 + 10
+}
+
 TEST(ScenarioWriteTest, WritesTheSpecFormat) {
   const json written = json::parse(WriteScenario(ParseOk(BaseScenarioJson().dump(), false)));
   // The base scenario spells out every field, so the writer gives it back as it was.
