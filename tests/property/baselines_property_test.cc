@@ -60,8 +60,12 @@ std::vector<int> Blocks(const Scenario& s, const Job& job) {
 void MarkRunning(const Scenario& s, NaiveGrid& grid) {
   for (const Job& job : s.jobs) {
     if (job.running) {
-      grid.Mark(job.running->first_gpu, job.shapes.front().gpus, job.running->start_step,
-                job.running->start_step + job.shapes.front().duration_steps);
+      // The spec: left alone it ends at restart_steps_left + duration - progress_steps, with
+      // progress_steps -start_step and restart_steps_left 0 by default.
+      const RunningPlacement& run = *job.running;
+      const int end = run.restart_steps_left.value_or(0) + job.shapes.front().duration_steps -
+                      run.progress_steps.value_or(-run.start_step);
+      grid.Mark(run.first_gpu, job.shapes.front().gpus, run.start_step, end);
     }
   }
 }
@@ -96,6 +100,8 @@ void ExpectMetricsFromPlan(const Scenario& s, const Plan& plan, uint64_t seed) {
   EXPECT_EQ(p.realtime_unmet_gpu_steps, m.realtime_unmet_gpu_steps) << "seed " << seed;
   EXPECT_EQ(p.jobs_started, m.jobs_started) << "seed " << seed << " " << plan.policy;
   EXPECT_EQ(p.jobs_completed, m.jobs_completed) << "seed " << seed << " " << plan.policy;
+  EXPECT_EQ(p.preemptions, m.preemptions) << "seed " << seed << " " << plan.policy;
+  EXPECT_EQ(p.lost_gpu_steps, m.lost_gpu_steps) << "seed " << seed << " " << plan.policy;
   EXPECT_GE(p.solve_ms, 0) << "seed " << seed;
 }
 
@@ -425,6 +431,20 @@ TEST(BaselinesProperty, ContendedRandomScenarios) {
   for (uint64_t seed = 1; seed <= kContendedInstances; ++seed) {
     const Scenario s = RandomScenario(seed, options);
     CheckInstance(s, seed);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// Checkpointed jobs, and running jobs with progress and restart steps left: the baselines
+// (which never preempt) pin each running job exactly until its true end.
+TEST(BaselinesProperty, CheckpointedRandomScenarios) {
+  RandomScenarioOptions options;
+  options.contended = true;
+  options.running_fraction = 0.4;
+  options.checkpoint_fraction = 0.5;
+  for (uint64_t seed = 1; seed <= kContendedInstances; ++seed) {
+    const Scenario s = RandomScenario(seed + 2'000'000, options);
+    CheckInstance(s, seed + 2'000'000);
     if (HasFatalFailure()) return;
   }
 }

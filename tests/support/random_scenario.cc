@@ -165,6 +165,14 @@ Job RandomJob(Rng& rng, int index, const Scenario& scenario, const RandomScenari
         used_at_zero[static_cast<size_t>(gpu)] = 1;
     }
   }
+  if (options.checkpoint_fraction > 0 && rng.Chance(options.checkpoint_fraction)) {
+    const int duration = job.shapes.front().duration_steps;
+    job.checkpoint = Checkpoint{rng.Uniform(1, duration), rng.Uniform(0, 3)};
+    if (job.running && rng.Chance(0.5)) {
+      job.running->progress_steps = rng.Uniform(0, duration - 1);
+      job.running->restart_steps_left = rng.Uniform(0, 3);
+    }
+  }
   return job;
 }
 

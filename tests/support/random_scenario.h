@@ -33,6 +33,10 @@ struct RandomScenarioOptions {
   double shapes_fraction = 0.25;
   /// Chance that a job or service carries a gpu_type / min_gpu_memory_gb requirement.
   double requirement_fraction = 0.25;
+  /// Chance that a job has a `checkpoint` (every 1..duration steps, 0-3 restart steps); a running
+  /// one then also gets progress_steps and restart_steps_left half the time. 0 draws nothing, so
+  /// the instances of the other options stay as they were.
+  double checkpoint_fraction = 0;
 };
 
 /// A scenario that passes ordo::ValidateScenario, named "random-<seed>" (so failures name the

@@ -48,7 +48,7 @@ class QueuePolicy : public Policy {
       if (!job.running) continue;
       const Shape& shape = job.shapes.front();
       grid.Occupy(job.running->first_gpu, shape.gpus, job.running->start_step,
-                  job.running->start_step + shape.duration_steps);
+                  job.running_end_step());
     }
 
     StaticReservation reservation = ComputeStaticReservation(scenario);

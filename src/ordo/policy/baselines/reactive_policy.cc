@@ -54,7 +54,7 @@ class ReactivePolicy : public Policy {
       if (!job.running) continue;
       const Shape& shape = job.shapes.front();
       grid.Occupy(job.running->first_gpu, shape.gpus, job.running->start_step,
-                  job.running->start_step + shape.duration_steps);
+                  job.running_end_step());
     }
 
     std::vector<int> waiting;

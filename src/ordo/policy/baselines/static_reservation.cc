@@ -54,7 +54,7 @@ StaticReservation ComputeStaticReservation(const Scenario& scenario) {
     if (!job.running) continue;
     const Shape& shape = job.shapes.front();
     for (int gpu = job.running->first_gpu; gpu < job.running->first_gpu + shape.gpus; ++gpu) {
-      running_end[gpu] = job.running->start_step + shape.duration_steps;
+      running_end[gpu] = job.running_end_step();
     }
   }
 

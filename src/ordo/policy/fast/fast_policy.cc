@@ -99,7 +99,7 @@ class FastPolicy final : public Policy {
     for (const Job& job : s.jobs) {
       if (!job.running) continue;
       const Shape& shape = job.shapes.front();
-      const int end = job.running->start_step + shape.duration_steps;
+      const int end = job.running_end_step();
       pinned.Occupy(job.running->first_gpu, shape.gpus, 0, end);
       const int g = s.cluster.group_of(job.running->first_gpu);
       for (int t = 0; t < std::min(end, s.horizon_steps); ++t) free[g][t] -= shape.gpus;
@@ -204,7 +204,7 @@ class FastPolicy final : public Policy {
       const Job& job = s.jobs[j];
       JobPlacement& out = plan.jobs[j];
       if (job.running) {
-        mark(out.first_gpu, out.gpus, *out.start_step, out.duration_steps);
+        mark(out.first_gpu, out.gpus, *out.start_step, job.running_end_step() - *out.start_step);
         continue;
       }
       const Placement& p = placements.empty() ? Placement{} : placements[j];

@@ -67,11 +67,24 @@ double PlacementValue(const Scenario& scenario, const Job& job, const Shape& sha
   return job.priority * shape.gpus * std::max(0, inside);
 }
 
+// A running job earns from the end of its restart steps left to its end (Job::running_end_step).
+double RunningJobReward(const Scenario& scenario, const Job& job) {
+  const int work_from = job.running->restart_steps_left.value_or(0);
+  const Shape rest{job.shapes.front().gpus, job.running_end_step() - work_from};
+  return PlacementReward(scenario, job, rest, work_from);
+}
+
+double RunningJobValue(const Scenario& scenario, const Job& job) {
+  const int work_from = job.running->restart_steps_left.value_or(0);
+  const Shape rest{job.shapes.front().gpus, job.running_end_step() - work_from};
+  return PlacementValue(scenario, job, rest, work_from);
+}
+
 double RunningReward(const Scenario& scenario) {
   double reward = 0;
   for (const Job& job : scenario.jobs) {
     if (job.running) {
-      reward += PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
+      reward += RunningJobReward(scenario, job);
     }
   }
   return reward;
@@ -82,7 +95,7 @@ double DecisionsObjective(const Scenario& scenario, const Decisions& decisions) 
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
     const Job& job = scenario.jobs[j];
     if (job.running) {
-      objective += PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
+      objective += RunningJobReward(scenario, job);
     } else if (decisions.jobs[j]) {
       const Placement& p = *decisions.jobs[j];
       objective += PlacementReward(scenario, job, job.shapes[p.shape], p.start);
@@ -115,7 +128,7 @@ std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* d
     const Job& job = scenario.jobs[j];
     if (job.running) {
       mark(job.running->first_gpu, job.shapes.front().gpus, job.running->start_step,
-           job.shapes.front().duration_steps);
+           job.running_end_step() - job.running->start_step);
     } else if (decisions != nullptr && decisions->jobs[j] &&
                (skip_jobs == nullptr || !(*skip_jobs)[j])) {
       const Placement& p = *decisions->jobs[j];

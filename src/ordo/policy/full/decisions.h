@@ -49,6 +49,10 @@ double PlacementValue(const Scenario& scenario, const Job& job, const Shape& sha
 
 /// Reward of the running jobs (they keep their blocks in every plan): a constant of every model.
 double RunningReward(const Scenario& scenario);
+/// One running job's reward and value: its work from its restart steps left to its
+/// Job::running_end_step(), inside the horizon.
+double RunningJobReward(const Scenario& scenario, const Job& job);
+double RunningJobValue(const Scenario& scenario, const Job& job);
 
 /// GPU-steps (inside the horizon) held by batch work: running jobs, plus the placed jobs of
 /// `decisions` unless `decisions` is null. Indexed [gpu * T + step]; 1 = held.

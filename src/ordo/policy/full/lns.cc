@@ -241,7 +241,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
       const Job& job = scenario.jobs[j];
       if (job.running) {
-        fixed_reward += PlacementReward(scenario, job, job.shapes.front(), job.running->start_step);
+        fixed_reward += RunningJobReward(scenario, job);
       } else if (best.jobs[j] && !freed[j]) {
         fixed_reward += PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
                                         best.jobs[j]->start);

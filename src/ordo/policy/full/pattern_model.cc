@@ -300,7 +300,7 @@ void AddPromiseRows(const Scenario& scenario, const Promises& promises,
   double constant = 0;
   for (const Job& job : scenario.jobs) {
     if (job.running) {
-      constant += PlacementValue(scenario, job, job.shapes.front(), job.running->start_step);
+      constant += RunningJobValue(scenario, job);
     }
   }
   std::vector<Term> value = batch_value;
