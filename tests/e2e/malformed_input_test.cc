@@ -112,6 +112,19 @@ std::vector<Case> Cases() {
   c.push_back(Edit("running blocks overlap", "jobs[2].running", [](J& j) {
     j["jobs"][0]["running"] = {{"start_step", 0}, {"first_gpu", 4}};
   }));
+  c.push_back(Edit("checkpoint every 0 steps", "jobs[2].checkpoint.every_steps", [](J& j) {
+    j["jobs"][2]["checkpoint"] = {{"every_steps", 0}, {"restart_steps", 1}};
+  }));
+  c.push_back(Edit("negative restart steps", "jobs[0].checkpoint.restart_steps", [](J& j) {
+    j["jobs"][0]["checkpoint"] = {{"every_steps", 1}, {"restart_steps", -1}};
+  }));
+  c.push_back(Edit("unknown checkpoint field", "jobs[0].checkpoint.every", [](J& j) {
+    j["jobs"][0]["checkpoint"] = {{"every", 1}, {"restart_steps", 0}};
+  }));
+  c.push_back(Edit("progress past the duration", "jobs[2].running.progress_steps",
+                   [](J& j) { j["jobs"][2]["running"]["progress_steps"] = 3; }));
+  c.push_back(Edit("negative restart steps left", "jobs[2].running.restart_steps_left",
+                   [](J& j) { j["jobs"][2]["running"]["restart_steps_left"] = -1; }));
   c.push_back(Edit("demand too short", "services[0].demand", [](J& j) {
     j["services"][0]["demand"] = {1, 2, 2};
   }));

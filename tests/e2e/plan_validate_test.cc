@@ -247,6 +247,31 @@ TEST(ValidateCommandTest, TwoJobsOnOneGpuBreakRuleOne) {
   EXPECT_EQ(r.out, "rule 1: job \"a\" and job \"b\" both hold GPU 1 at step 2\n");
 }
 
+// The preemption fields through `ordo validate`: a (2 GPUs, 3 steps, saved every step, 1 restart
+// step) gives its block back at 1 and resumes at 2 on GPUs 0-1: 1 + 3 - 1 steps, to step 5.
+TEST(ValidateCommandTest, PreemptionIsLegalOnlyForACheckpointedJob) {
+  TempDir dir;
+  nlohmann::json scenario = nlohmann::json::parse(kTinyScenario);
+  scenario["jobs"][0]["duration_steps"] = 3;
+  scenario["jobs"][0]["checkpoint"] = {{"every_steps", 1}, {"restart_steps", 1}};
+  nlohmann::json plan = nlohmann::json::parse(kTinyPlan);
+  plan["jobs"][0]["duration_steps"] = 3;
+  plan["jobs"][0]["preempt_step"] = 1;
+  plan["jobs"][0]["resume"] = {{"start_step", 2}, {"first_gpu", 0}};
+  WriteWhole(dir.File("s.json"), scenario.dump());
+  WriteWhole(dir.File("p.json"), plan.dump());
+  CliResult r = RunOrdo({"validate", dir.File("s.json"), dir.File("p.json")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+
+  scenario["jobs"][0].erase("checkpoint");
+  WriteWhole(dir.File("s.json"), scenario.dump());
+  r = RunOrdo({"validate", dir.File("s.json"), dir.File("p.json")});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "rule 5: job \"a\" is preempted at step 1 but has no checkpoint: only jobs with one "
+            "may be preempted\n");
+}
+
 TEST(ValidateCommandTest, BadFilesAndArgumentsExitTwo) {
   TempDir dir;
   WriteWhole(dir.File("s.json"), kTinyScenario);

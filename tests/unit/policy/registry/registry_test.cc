@@ -107,6 +107,33 @@ TEST(InTreeRegistryTest, EveryPolicyPlansASmallScenarioLegally) {
   }
 }
 
+// A running job with progress and restart steps left frees its block at restart_steps_left +
+// duration - progress_steps (1 + 6 - 4 = 3), not at start + duration (5): every policy pins it
+// exactly that long, so the job waiting for the whole node starts at 3.
+TEST(InTreeRegistryTest, EveryPolicyPinsARunningJobForItsTrueRemainingTime) {
+  using testing::MakeJob;
+  const Scenario scenario =
+      testing::ScenarioBuilder("resumed")
+          .Steps(8)
+          .Group("a", 1, 4)
+          .Job(MakeJob("r").Gpus(4).Duration(6).Running(-1, 0).Progress(4, 1).Checkpointed(2, 1))
+          .Job(MakeJob("w").Gpus(4).Duration(2).Priority(5))
+          .Build();
+  ASSERT_TRUE(ValidateScenario(scenario).has_value());
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  for (const std::string& name : registry.names()) {
+    auto policy = registry.Create(name);
+    ASSERT_TRUE(policy.has_value());
+    PolicyOptions options;
+    options.time_limit_s = 1;
+    Result<Plan> plan = (*policy)->Solve(scenario, options);
+    ASSERT_TRUE(plan.has_value()) << name << ": " << plan.error().ToString();
+    testing::ExpectLegal(scenario, *plan);
+    ASSERT_EQ(plan->jobs.size(), 2u) << name;
+    EXPECT_EQ(plan->jobs[1].start_step, 3) << name;
+  }
+}
+
 TEST(InTreeRegistryTest, DefaultTimeLimitsAreLongOnlyForFullMode) {
   EXPECT_EQ(DefaultTimeLimitSeconds("ordo-full"), kFullModeDefaultTimeLimitS);
   // Fast mode stops on its pass budget long before this; the limit is only a ceiling.
