@@ -204,6 +204,7 @@ void Engine::Start() {
   fast_ = std::thread([this] { FastLoop(); });
   if (options_.full_interval_s > 0) full_ = std::thread([this] { FullLoop(); });
   if (!options_.manual_clock) ticker_ = std::thread([this] { TickerLoop(); });
+  ready_ = true;
   log_->Info("engine_started", {{"manual_clock", options_.manual_clock},
                                 {"fast_policy", options_.fast_policy},
                                 {"full_policy", options_.full_policy},
@@ -211,6 +212,7 @@ void Engine::Start() {
 }
 
 void Engine::Stop() {
+  ready_ = false;
   {
     std::lock_guard lock(queue_mutex_);
     if (stopping_ && !started_) return;

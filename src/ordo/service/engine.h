@@ -96,6 +96,9 @@ class Engine {
   /// Stops the threads; requests still queued are answered with 503. Idempotent.
   void Stop();
 
+  /// True from the end of Start() to the beginning of Stop(): loaded, its threads running.
+  bool Ready() const { return ready_; }
+
   const ServiceConfig& config() const { return config_; }
   const EngineOptions& options() const { return options_; }
 
@@ -226,6 +229,7 @@ class Engine {
   std::thread full_;
   std::thread ticker_;
   bool started_ = false;
+  std::atomic<bool> ready_{false};
 
   // Figures.
   LabeledCounter http_requests_;

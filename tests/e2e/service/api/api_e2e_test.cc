@@ -206,8 +206,9 @@ TEST_F(ServeTest, MissingOrWrongTokenIs401) {
     EXPECT_EQ(wrong.status, 401) << method << " " << path;
   }
   // The scheme must be Bearer.
-  httplib::Client client = server_.Client();
-  auto basic = client.Get("/v1/health", {{"Authorization", std::string("Basic ") + kAdminToken}});
+  HttpConnection client = server_.Connect();
+  auto basic = client.Request("GET", "/v1/health",
+                              {{"Authorization", std::string("Basic ") + kAdminToken}}, "");
   ASSERT_TRUE(basic);
   EXPECT_EQ(basic->status, 401);
   // Metrics are for the admin.
@@ -477,9 +478,9 @@ TEST_F(ServeTest, RestartResumesWhereItStopped) {
   const json health_before = server_.Get("/v1/health", kAdminToken).json();
   const json history_before = server_.Get("/v1/plan/history?from=0&to=10", kAdminToken).json();
   // SIGTERM is a clean exit, and an idle keep-alive connection does not hold it up for long.
-  httplib::Client idle = server_.Client();
-  idle.set_keep_alive(true);
-  ASSERT_TRUE(idle.Get("/v1/health", {{"Authorization", std::string("Bearer ") + kAdminToken}}));
+  HttpConnection idle = server_.Connect();
+  ASSERT_TRUE(
+      idle.Request("GET", "/v1/health", {{"Authorization", std::string("Bearer ") + kAdminToken}}, ""));
   const auto stopping = std::chrono::steady_clock::now();
   EXPECT_EQ(server_.Terminate(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(15));
