@@ -41,17 +41,19 @@ for study in "$@"; do
       trace_world "$out/itp-servegen-perfect.json" --demand-forecast none
       echo "## End of the world: plan once per horizon vs rolling (perfect forecasts)"
       "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-        --policies ordo@plan,ordo@4,ordo,priority-backfill@plan,priority-backfill
+        --policies ordo@plan,ordo@4,ordo,priority-backfill@plan,priority-backfill \
+        --planning-priority off
       ;;
     noise)
       trace_world "$out/itp-servegen-perfect.json" --demand-forecast none
       echo "## Duration noise sweep (sigma 0, 0.15, 0.30, 0.50), 3 noise seeds"
       "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-        --sweep-duration-noise 0,0.15,0.3,0.5 --noise-seeds 1,2,3
+        --sweep-duration-noise 0,0.15,0.3,0.5 --noise-seeds 1,2,3 --planning-priority off
       for q in 0.5 0.9; do
         echo "## Traffic off its profile (sigma 0, 0.15, 0.30), planners told quantile $q, 3 noise seeds"
         "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q"
+          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q" \
+          --planning-priority off
       done
       ;;
     weeks)
