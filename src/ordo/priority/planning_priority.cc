@@ -14,6 +14,7 @@ PlanningOptions DefaultPlanningOptions() {
   o.aging.cap = 4;
   o.fair_share.half_life_hours = 24;
   o.fair_share.max_exponent = 4;
+  o.size_exponent = 1;
   return o;
 }
 
@@ -33,11 +34,17 @@ Result<void> ValidatePlanningOptions(const PlanningOptions& o) {
       o.fair_share.max_exponent > 30) {
     return FailInput("fair_share.max_exponent", "must be a number from 0 to 30");
   }
+  if (!std::isfinite(o.fair_share.weight) || o.fair_share.weight < 0 || o.fair_share.weight > 30) {
+    return FailInput("fair_share.weight", "must be a number from 0 to 30");
+  }
   if (!std::isfinite(o.wait_bound_hours) || o.wait_bound_hours < 0 || o.wait_bound_hours > 1e6) {
     return FailInput("wait_bound_hours", "must be a number from 0 (no bound) to 1e6");
   }
   if (!std::isfinite(o.bound_priority) || o.bound_priority <= 0 || o.bound_priority > 1e8) {
     return FailInput("bound_priority", "must be a number > 0 and <= 1e8");
+  }
+  if (!std::isfinite(o.size_exponent) || o.size_exponent < 0 || o.size_exponent > 4) {
+    return FailInput("size_exponent", "must be a number from 0 (off) to 4");
   }
   return {};
 }
@@ -49,16 +56,19 @@ double AgeFactor(double waited_hours, const AgingOptions& o) {
 
 double FairShareFactor(double usage_fraction, double share, const FairShareOptions& o) {
   if (!(share > 0)) return 1;
-  const double exponent = std::clamp(1 - usage_fraction / share, -o.max_exponent, 1.0);
+  const double exponent =
+      std::clamp(o.weight * (1 - usage_fraction / share), -o.max_exponent, o.weight);
   return std::exp2(exponent);
 }
 
 double PlanningPriority(double base, double waited_hours, double fair_share_factor,
-                        const PlanningOptions& o) {
+                        const PlanningOptions& o, double job_gpu_hours) {
   if (o.wait_bound_hours > 0 && waited_hours >= o.wait_bound_hours) {
     return base + o.bound_priority;
   }
-  return base * AgeFactor(waited_hours, o.aging) * fair_share_factor;
+  const double size =
+      o.size_exponent > 0 ? std::pow(std::max(1.0, job_gpu_hours), -o.size_exponent) : 1;
+  return base * AgeFactor(waited_hours, o.aging) * fair_share_factor * size;
 }
 
 UsageLedger::UsageLedger(int tenants, double half_life_hours)

@@ -9,9 +9,9 @@
 //   * age = min(aging.cap, 1 + aging.rate_per_hour x hours waited): a job gains `rate` of its base
 //     priority per hour it waits, up to `cap` times its base (Slurm's age factor, multiplicative
 //     here because the planner's objective is priority x GPU-steps);
-//   * fair_share = clamp(2^(1 - usage / share), 2^-fair_share.max_exponent, 2): Slurm's classic
-//     2^(-usage/share) rescaled so a tenant exactly at its share gets 1, an idle one 2 and one far
-//     above its share tends to the floor. `usage` is the tenant's GPU-hours decayed with
+//   * fair_share = clamp(2^(w x (1 - usage / share)), 2^-fair_share.max_exponent, 2^w), w =
+//     fair_share.weight: Slurm's classic 2^(-usage/share) rescaled so a tenant exactly at its
+//     share gets 1, an idle one 2^w and one far above its share tends to the floor. `usage` is the tenant's GPU-hours decayed with
 //     `half_life_hours`, over the cluster's capacity decayed the same way (a fraction of the
 //     cluster, like `share`); a tenant without a share (0) gets 1. Every factor stays > 0, so a
 //     planner still gives idle GPUs to whoever has work (borrowing).
@@ -38,6 +38,7 @@ struct AgingOptions {
 struct FairShareOptions {
   double half_life_hours = 24;  // > 0
   double max_exponent = 4;      // the factor's floor is 2^-max_exponent; >= 0
+  double weight = 1;            // the exponent's multiplier: the ceiling is 2^weight; >= 0
 };
 
 struct PlanningOptions {
@@ -45,25 +46,30 @@ struct PlanningOptions {
   FairShareOptions fair_share;
   double wait_bound_hours = 0;  // 0: no bound
   double bound_priority = 1000;
+  /// Short-job preference: the priority is divided by max(1, the job's GPU-hours)^size_exponent
+  /// (0: off), so a planner whose objective is priority x GPU-steps stops preferring the jobs
+  /// that fill most of its horizon.
+  double size_exponent = 0;
 };
 
 /// The defaults ordo plans with (tuned on one week of the ITP trace; docs/simulator.md).
 PlanningOptions DefaultPlanningOptions();
 
 /// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1), `fair_share.half_life_hours`,
-/// `fair_share.max_exponent`, `wait_bound_hours`, `bound_priority`.
+/// `fair_share.max_exponent`, `fair_share.weight`, `wait_bound_hours`, `bound_priority`, `size_exponent`.
 [[nodiscard]] Result<void> ValidatePlanningOptions(const PlanningOptions& options);
 
 /// min(cap, 1 + rate x waited_hours); 1 for a negative wait.
 double AgeFactor(double waited_hours, const AgingOptions& options);
 
-/// clamp(2^(1 - usage_fraction / share), 2^-max_exponent, 2); 1 when share <= 0 (no share).
+/// clamp(2^(weight x (1 - usage_fraction / share)), 2^-max_exponent, 2^weight); 1 when share <= 0
+/// (no share).
 double FairShareFactor(double usage_fraction, double share, const FairShareOptions& options);
 
-/// base x AgeFactor x fair_share_factor, or base + bound_priority once waited_hours reaches a
-/// wait bound that is on.
+/// base x AgeFactor x fair_share_factor / max(1, job_gpu_hours)^size_exponent, or base +
+/// bound_priority once waited_hours reaches a wait bound that is on.
 double PlanningPriority(double base, double waited_hours, double fair_share_factor,
-                        const PlanningOptions& options);
+                        const PlanningOptions& options, double job_gpu_hours = 0);
 
 /// Each tenant's recent use of the cluster, decayed: the input of FairShareFactor. Tenants are
 /// numbered 0..n-1 by the caller. A value type: the caller owns it and advances it once per step

@@ -115,7 +115,14 @@ class Run {
         t < 0 ? 1
               : priority::FairShareFactor(ledger_->UsageFraction(t), share_[t],
                                           opt_.planning->fair_share);
-    return priority::PlanningPriority(wj.priority, waited_hours, fair_share, *opt_.planning);
+    // The job's smallest forecast GPU-hours (the planner's view of its size).
+    double gpu_hours = 0;
+    for (const ResolvedShape& shape : r_.jobs[j].shapes) {
+      const double h = shape.gpus * shape.forecast_steps * (w_.step_minutes / 60.0);
+      gpu_hours = gpu_hours == 0 ? h : std::min(gpu_hours, h);
+    }
+    return priority::PlanningPriority(wj.priority, waited_hours, fair_share, *opt_.planning,
+                                      gpu_hours);
   }
 
   void Retire(int s) {

@@ -36,6 +36,14 @@ TEST(FairShareFactorTest, IsTwoIdleOneAtTheShareAndFloorsFarAbove) {
   EXPECT_DOUBLE_EQ(FairShareFactor(0.9, 0, f), 1);         // no share: neutral
 }
 
+TEST(FairShareFactorTest, TheWeightScalesTheExponent) {
+  const FairShareOptions f{24, 4, 2};
+  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 4);       // 2^(2 x 1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), 2);    // 2^(2 x 0.5)
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.25);  // 2^(2 x -1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(2.0, 0.5, f), 1.0 / 16);  // 2^-6 floored at 2^-4
+}
+
 TEST(PlanningPriorityTest, MultipliesBaseAgeAndFairShare) {
   PlanningOptions o = Aging(0.5, 4);
   // The header's example: base 2, 3 h waited, a tenant at half its share.
@@ -54,6 +62,18 @@ TEST(PlanningPriorityTest, AWaitBoundDominatesEveryJobWithinIt) {
   EXPECT_DOUBLE_EQ(PlanningPriority(1, 12, 1, o), 1001);    // at the bound
   EXPECT_DOUBLE_EQ(PlanningPriority(10, 12, 0.0625, o), 1010);  // fair share no longer applies
   EXPECT_GT(PlanningPriority(1, 12, 1, o), PlanningPriority(10, 11.9, 2, o));
+}
+
+TEST(PlanningPriorityTest, DividesBySizeToTheExponent) {
+  PlanningOptions o = Aging(0.5, 4);
+  o.size_exponent = 1;
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 8), 0.25);    // 2 / 8
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 0.5), 2);     // below 1 GPU-hour: no change
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 2, 1, o, 4), 1);       // 2 x 2 / 4
+  o.size_exponent = 0.5;
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 0.75);   // 3 / sqrt(16)
+  o.size_exponent = 0;
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 3);      // off
 }
 
 TEST(UsageLedgerTest, DecaysWithTheHalfLife) {
@@ -98,6 +118,12 @@ TEST(ValidatePlanningOptionsTest, NamesTheField) {
   o = DefaultPlanningOptions();
   o.bound_priority = std::nan("");
   EXPECT_EQ(field(o), "bound_priority");
+  o = DefaultPlanningOptions();
+  o.size_exponent = -0.5;
+  EXPECT_EQ(field(o), "size_exponent");
+  o = DefaultPlanningOptions();
+  o.fair_share.weight = -1;
+  EXPECT_EQ(field(o), "fair_share.weight");
 }
 
 }  // namespace
