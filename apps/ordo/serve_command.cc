@@ -201,6 +201,8 @@ int RunServeCommand(int argc, char** argv) {
     int signal_number = 0;
     sigwait(&signals, &signal_number);
     log.Info("shutting_down", {{"signal", signal_number}});
+    // Plans in flight (a what-if's, full mode's) return now, so the requests waiting on them end.
+    (*engine)->StopPlanning();
     server.Stop();
   });
   server.Run();

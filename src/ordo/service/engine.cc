@@ -218,8 +218,8 @@ void Engine::Stop() {
     if (stopping_ && !started_) return;
     stopping_ = true;
   }
+  StopPlanning();
   stop_ = true;
-  full_stop_ = true;
   queue_cv_.notify_all();
   { std::lock_guard lock(dirty_mutex_); }
   dirty_cv_.notify_all();
@@ -234,6 +234,11 @@ void Engine::Stop() {
     queue_.pop_front();
   }
   started_ = false;
+}
+
+void Engine::StopPlanning() {
+  planning_stop_ = true;
+  full_stop_ = true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -661,6 +666,7 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
   if (!fast || !fallback) return ApiFail(500, "", "cannot create the planners");
   PolicyOptions popts;
   popts.time_limit_s = options_.fast_time_limit_s;
+  popts.stop = &planning_stop_;  // cuts every plan short on shutdown; the result is still checked
   Json policies = Json::array();
   while (work.next_step < target) {
     const bool starts = work.next_step >= quiet_until;
@@ -787,6 +793,7 @@ void Engine::FastLoop() {
   }
   PolicyOptions popts;
   popts.time_limit_s = options_.fast_time_limit_s;
+  popts.stop = &planning_stop_;
   for (;;) {
     {
       std::unique_lock lock(dirty_mutex_);
@@ -852,6 +859,8 @@ std::string Engine::RunFullModeOnce() {
   PolicyOptions popts;
   popts.time_limit_s = options_.full_time_limit_s;
   full_stop_ = false;
+  // StopPlanning() sets planning_stop_ before full_stop_: one racing the line above is seen here.
+  if (planning_stop_) full_stop_ = true;
   popts.stop = &full_stop_;
   full_running_ = true;
   const auto start = std::chrono::steady_clock::now();

@@ -2,6 +2,7 @@
 // health and metrics look like to a principal. Everything here reads the published state under a
 // shared lock, or the adopted plan (immutable), and never blocks the writer for long.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -24,7 +25,14 @@ namespace {
 
 constexpr size_t kMaxListLimit = 10'000;
 constexpr size_t kMaxWhatIfJobs = 10'000;
+// Share of a what-if's time limit (at most a second) kept for checking and explaining its plan.
+constexpr double kWhatIfFinishShare = 0.2;
 constexpr int kMaxHistorySteps = 10'000;
+#if defined(ORDO_WITH_CBC)
+constexpr const char* kBuildCbc = "true";  // full mode is available
+#else
+constexpr const char* kBuildCbc = "false";
+#endif
 
 // A plan in the plan format, keeping only the jobs `keep` accepts (and their explanations).
 Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
@@ -306,6 +314,7 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
 }
 
 ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
+  const auto started = std::chrono::steady_clock::now();
   using io::internal::IndexPath;
   using io::internal::ObjectReader;
   auto obj = ObjectReader::Make(body, "", "a what-if");
@@ -321,11 +330,13 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   auto limit = obj->OptionalNumber("time_limit_s", 0, options_.max_whatif_time_limit_s, true);
   if (!limit) return ApiFail(limit.error());
   PolicyOptions popts;
-  popts.time_limit_s =
+  const double limit_s =
       limit->value_or(name == options_.fast_policy ? options_.fast_time_limit_s
                                                    : std::min(DefaultTimeLimitSeconds(name),
                                                               options_.max_whatif_time_limit_s));
   popts.explain = false;
+  popts.stop = &planning_stop_;
+  popts.memory_budget_bytes = options_.whatif_memory_budget_bytes;
 
   // Read every part of the request before touching the state.
   std::vector<JobBody> added;
@@ -334,6 +345,8 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   } else if (*list != nullptr) {
     const io::ReadOptions read = JobReadOptions();
     for (size_t k = 0; k < (*list)->size(); ++k) {
+      // Reading 10,000 jobs takes a while: a shutdown does not wait for it.
+      if (k % 256 == 0 && planning_stop_) return ApiFail(503, "", "the service is shutting down");
       auto job = ReadJobBody((**list)[k], config_, read);
       if (!job) {
         Error error = job.error();
@@ -435,13 +448,34 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     mine.insert(job.id);
     scenario.jobs.push_back(std::move(job));
   }
+  size_t shapes = 0;
+  for (const Job& job : scenario.jobs) shapes += job.shapes.size();
+  if (shapes > options_.max_whatif_shapes) {
+    return ApiFail(400, "jobs",
+                   "the hypothetical queue would hold " + std::to_string(shapes) +
+                       " job shapes; a what-if takes at most " +
+                       std::to_string(options_.max_whatif_shapes));
+  }
   if (auto ok = ValidateScenario(scenario); !ok) {
     return ApiFail(400, ok.error().field,
                    "the hypothetical cluster admits no legal plan: " + ok.error().message);
   }
+  // The limit is the answer's: reading the request so far, and checking, measuring and
+  // explaining the plan after, come out of it.
+  const double spent_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  popts.time_limit_s =
+      std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
                               scenario, popts);
   if (!checked) return ApiFail(500, "", checked.error().ToString());
+  const std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
+  // Stopped: the plan is legal but explaining it would hold the shutdown up.
+  if (cut && cut->reason == "stopping") {
+    whatifs_.Inc(Labels({{"cut", cut->reason}}));
+    return ApiFail(503, "", "the service is shutting down: " + cut->message);
+  }
+  whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   const Plan& plan = checked->plan;
   const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
   std::unordered_map<std::string, const JobExplanation*> why;
@@ -468,6 +502,8 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   Json out;
   out["committed"] = false;
   out["policy"] = name;
+  out["cut"] = cut.has_value();
+  if (cut) out["cut_reason"] = {{"reason", cut->reason}, {"message", cut->message}};
   out["x-step"] = base;
   out["jobs"] = std::move(jobs);
   out["plan"] = PlanDocument(
@@ -699,6 +735,9 @@ Json Engine::HealthJson() {
 std::string Engine::MetricsText() {
   auto plan = CurrentPlan();
   std::string out;
+  AppendFamily(out, "ordo_build_info", "gauge", "The running build (value 1)");
+  AppendSample(out, "ordo_build_info", Labels({{"version", ORDO_VERSION}, {"cbc", kBuildCbc}}),
+               1);
   {
     std::shared_lock lock(state_mutex_);
     const State& s = published_;
@@ -723,15 +762,12 @@ std::string Engine::MetricsText() {
     }
     if (!s.recent.empty()) {
       const CommittedStep& step = s.recent.back();
-      AppendFamily(out, "ordo_utilization", "gauge",
+      AppendFamily(out, "ordo_utilization_ratio", "gauge",
                    "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
-      AppendSample(out, "ordo_utilization", "", step.utilization);
-      AppendFamily(out, "ordo_allocated_utilization", "gauge",
+      AppendSample(out, "ordo_utilization_ratio", "", step.utilization);
+      AppendFamily(out, "ordo_allocated_utilization_ratio", "gauge",
                    "Allocated GPU share at the current step, idle reservations included");
-      AppendSample(out, "ordo_allocated_utilization", "", step.allocated_utilization);
-      AppendFamily(out, "ordo_value_rate", "gauge",
-                   "Value earned per step at the current step (priority-weighted GPU work)");
-      AppendSample(out, "ordo_value_rate", "", step.value);
+      AppendSample(out, "ordo_allocated_utilization_ratio", "", step.allocated_utilization);
       AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
                    "Real-time GPUs demanded but not allocated at the current step");
       AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
@@ -744,20 +780,21 @@ std::string Engine::MetricsText() {
       }
     }
     AppendFamily(out, "ordo_committed_value_total", "counter",
-                 "Value earned over every committed step");
+                 "Value earned over every committed step (priority-weighted GPU work); its rate "
+                 "is the value earned per second");
     AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
   }
   if (plan) {
     const Metrics& m = plan->plan().metrics;
-    const double horizon = config_.base.horizon_steps;
-    AppendFamily(out, "ordo_plan_utilization", "gauge",
+    AppendFamily(out, "ordo_plan_utilization_ratio", "gauge",
                  "Utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_utilization", "", m.utilization);
-    AppendFamily(out, "ordo_plan_allocated_utilization", "gauge",
+    AppendSample(out, "ordo_plan_utilization_ratio", "", m.utilization);
+    AppendFamily(out, "ordo_plan_allocated_utilization_ratio", "gauge",
                  "Allocated utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_allocated_utilization", "", m.allocated_utilization);
-    AppendFamily(out, "ordo_plan_value_rate", "gauge", "Value of the adopted plan per step");
-    AppendSample(out, "ordo_plan_value_rate", "", m.value / horizon);
+    AppendSample(out, "ordo_plan_allocated_utilization_ratio", "", m.allocated_utilization);
+    AppendFamily(out, "ordo_plan_value", "gauge",
+                 "Value of the adopted plan over its horizon (priority-weighted GPU work)");
+    AppendSample(out, "ordo_plan_value", "", m.value);
     AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
     AppendSample(out, "ordo_plan_objective", "", m.objective);
     AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
@@ -775,6 +812,8 @@ std::string Engine::MetricsText() {
                          "Wall time of one group commit (durable on return)");
   batch_sizes_.Render(out, "ordo_store_batch_requests", "Requests per group commit");
   submissions_.Render(out, "ordo_jobs_submitted_total", "Jobs accepted, by tenant");
+  whatifs_.Render(out, "ordo_whatifs_total",
+                  "What-ifs answered, by what cut their search short (cut=\"none\": nothing)");
   {
     std::lock_guard lock(forecast_error_mutex_);
     AppendFamily(out, "ordo_forecast_error_ratio", "gauge",

@@ -446,8 +446,9 @@ TEST_F(ServeTest, MetricsInPrometheusText) {
   for (const char* line :
        {"ordo_jobs_submitted_total{tenant=\"a\"} 2", "ordo_jobs_submitted_total{tenant=\"b\"} 1",
         "ordo_jobs{state=\"running\"} 3", "# TYPE ordo_planning_seconds histogram",
-        "ordo_queue_length{kind=\"training\"} 0", "ordo_utilization 0.75",
-        "ordo_realtime_unmet_gpus 0", "# TYPE ordo_store_commit_seconds histogram"}) {
+        "ordo_queue_length{kind=\"training\"} 0", "ordo_utilization_ratio 0.75",
+        "ordo_realtime_unmet_gpus 0", "# TYPE ordo_store_commit_seconds histogram",
+        "# TYPE ordo_build_info gauge"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing \"" << line << "\" in\n" << text;
   }
   // Every sample line is `name{labels} value`: a parser's minimum.
