@@ -12,6 +12,7 @@
 #include "ordo/core/validate.h"
 #include "ordo/forecast/duration_resolver.h"
 #include "ordo/io/json_fields.h"
+#include "ordo/policy/common/explain.h"
 #include "ordo/service/codec.h"
 
 namespace ordo::service {
@@ -374,6 +375,7 @@ io::ReadOptions JobReadOptions() {
 ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
   auto parsed = ReadJobBody(body, config_, JobReadOptions());
   if (!parsed) return ApiFail(parsed.error());
+  if (auto ok = CheckCanEverRunNow(parsed->job); !ok) return ApiFail(ok.error());
   const double now = Now();
   JobBody job_body = std::move(*parsed);
   return Enqueue([this, who, job_body = std::move(job_body), now](Txn& txn) -> ApiResult<Json> {
@@ -416,6 +418,20 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     submissions_.Inc(Labels({{"tenant", who.name}}));
     return Json{{"id", id}};
   });
+}
+
+Result<void> Engine::CheckCanEverRunNow(const Job& job) const {
+  // Only the cluster and the services' floors matter: they hold at every step, running jobs end.
+  Scenario floors;
+  floors.horizon_steps = config_.base.horizon_steps;
+  floors.cluster = config_.base.cluster;
+  {
+    std::shared_lock lock(state_mutex_);
+    for (const ServiceRecord& record : published_.services) {
+      floors.services.push_back(record.service);
+    }
+  }
+  return policy::CheckCanEverRun(floors, job);
 }
 
 ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {

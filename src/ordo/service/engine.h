@@ -42,6 +42,7 @@
 #include "ordo/service/log.h"
 #include "ordo/service/metrics.h"
 #include "ordo/service/planning.h"
+#include "ordo/service/redact.h"
 #include "ordo/service/state.h"
 #include "ordo/service/store/store.h"
 
@@ -194,8 +195,11 @@ class Engine {
   Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) const;
 
   std::shared_ptr<const AdoptedPlan> ExplainedPlan() const;
-  nlohmann::json JobView(const JobRecord& record, const State& state,
-                         const AdoptedPlan* plan) const;
+  /// A job that can never run beside the services' floors is refused at submission (the field
+  /// `gpus` or `shapes` named), not left to wait forever.
+  Result<void> CheckCanEverRunNow(const Job& job) const;
+  nlohmann::json JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
+                         const Redactor& redact) const;
   bool CanSee(const Principal& who, const JobRecord& record) const {
     return who.admin || record.tenant == who.name;
   }

@@ -34,9 +34,11 @@ constexpr const char* kBuildCbc = "true";  // full mode is available
 constexpr const char* kBuildCbc = "false";
 #endif
 
-// A plan in the plan format, keeping only the jobs `keep` accepts (and their explanations).
+// A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
+// see; their explanations are redacted for the reader.
 Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
-                  const std::function<bool(const std::string&)>& keep) {
+                  const Redactor& redact) {
+  auto keep = [&](const std::string& id) { return redact.Visible(id); };
   Plan shown;
   shown.version = plan.version;
   shown.scenario = plan.scenario;
@@ -47,10 +49,12 @@ Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanati
     if (keep(job.id)) shown.jobs.push_back(job);
   }
   for (const JobExplanation& e : explanations) {
-    if (keep(e.id)) shown.explanations.push_back(e);
+    if (keep(e.id)) shown.explanations.push_back(redact.Explanation(e, plan.policy, 0));
   }
   Json doc = Json::parse(io::WritePlan(shown, -1), nullptr, false);
-  return doc.is_discarded() ? Json::object() : doc;
+  if (doc.is_discarded()) return Json::object();
+  redact.Scrub(doc);
+  return doc;
 }
 
 // `jobs[2]` + `gpus` -> `jobs[2].gpus`; `jobs[2]` + "" (the entry itself) -> `jobs[2]`.
@@ -74,7 +78,8 @@ Json Runs(const std::vector<int>& gpus) {
 
 }  // namespace
 
-Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan) const {
+Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
+                     const Redactor& redact) const {
   const Job& job = record.job;
   Json out = JobSpecJson(job);
   out["tenant"] = record.tenant;
@@ -85,10 +90,12 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
   out["planned_start_step"] = nullptr;
   out["reason"] = "none";
   out["blocking_id"] = nullptr;
+  // One clock: every step is absolute and comes with its wall-clock time; the distance from now
+  // is an extra beside them.
   auto set_start = [&](int64_t absolute) {
-    out["planned_start_step"] = absolute - now;
-    out["planned_start_absolute_step"] = absolute;
+    out["planned_start_step"] = absolute;
     out["planned_start_time"] = IsoTime(StepStartUnix(state, frame(), absolute));
+    out["planned_start_in_steps"] = absolute - now;
   };
   switch (record.state) {
     case JobState::kPending: {
@@ -106,9 +113,10 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       }
       const JobExplanation* why = plan->Explain(job.id);
       if (why != nullptr) {
-        out["reason"] = std::string(io::WaitReasonName(why->reason));
-        out["message"] = why->message;
-        if (!why->blocking_id.empty()) out["blocking_id"] = why->blocking_id;
+        const JobExplanation shown = redact.Explanation(*why, plan->plan().policy, plan->base_step());
+        out["reason"] = std::string(io::WaitReasonName(shown.reason));
+        out["message"] = shown.message;
+        if (!shown.blocking_id.empty()) out["blocking_id"] = shown.blocking_id;
       } else {
         out["message"] = "starts at the next step";
       }
@@ -119,18 +127,24 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       out["first_gpu"] = record.first_gpu;
       out["gpus_used"] = record.shape.gpus;
       out["end_step"] = record.start_step + record.shape.duration_steps;
+      out["end_time"] =
+          IsoTime(StepStartUnix(state, frame(), record.start_step + record.shape.duration_steps));
       out["message"] = "running on GPUs " + std::to_string(record.first_gpu) + ".." +
                        std::to_string(record.first_gpu + record.shape.gpus - 1) + " since step " +
-                       std::to_string(record.start_step);
+                       std::to_string(record.start_step) + ", until step " +
+                       std::to_string(record.start_step + record.shape.duration_steps);
       break;
     case JobState::kDone:
       out["start_step"] = record.start_step;
+      out["start_time"] = IsoTime(StepStartUnix(state, frame(), record.start_step));
       out["finished_step"] = record.finished_step;
+      out["finished_time"] = IsoTime(StepStartUnix(state, frame(), record.finished_step));
       out["first_gpu"] = record.first_gpu;
       out["gpus_used"] = record.shape.gpus;
       break;
     case JobState::kCancelled:
       out["cancelled_step"] = record.finished_step;
+      out["cancelled_time"] = IsoTime(StepStartUnix(state, frame(), record.finished_step));
       break;
   }
   return out;
@@ -156,7 +170,10 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double
     const bool planned =
         plan && plan->base_step() == published_.next_step && plan->FindJob(id) != nullptr;
     if (record->state != JobState::kPending || planned) {
-      return JobView(*record, published_, plan.get());
+      const Redactor redact(who, published_);
+      Json view = JobView(*record, published_, plan.get(), redact);
+      redact.Scrub(view);
+      return view;
     }
     version = published_.version;
   }
@@ -166,8 +183,13 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
   const JobRecord* record = published_.FindJob(id);
-  if (record == nullptr) return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
-  return JobView(*record, published_, plan.get());
+  if (record == nullptr || !CanSee(who, *record)) {
+    return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+  }
+  const Redactor redact(who, published_);
+  Json view = JobView(*record, published_, plan.get(), redact);
+  redact.Scrub(view);
+  return view;
 }
 
 ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) {
@@ -176,6 +198,7 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
   }
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
   Json jobs = Json::array();
   std::optional<int64_t> next_cursor;
   for (auto it = published_.jobs.upper_bound(filter.after_seq); it != published_.jobs.end(); ++it) {
@@ -186,12 +209,13 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
       next_cursor = std::prev(it)->first;
       break;
     }
-    Json view = JobView(record, published_, plan.get());
+    Json view = JobView(record, published_, plan.get(), redact);
     view["seq"] = record.seq;
     jobs.push_back(std::move(view));
   }
   Json out = {{"jobs", std::move(jobs)}, {"next_step", published_.next_step}};
   out["next_cursor"] = next_cursor ? Json(*next_cursor) : Json(nullptr);
+  redact.Scrub(out);
   return out;
 }
 
@@ -232,16 +256,9 @@ ApiResult<Json> Engine::PlanJson(const Principal& who) {
   WaitForPlan(StateVersion(), 2.0);
   auto plan = ExplainedPlan();
   if (!plan) return ApiFail(503, "", "no plan yet");
-  std::unordered_set<std::string> mine;
-  if (!who.admin) {
-    std::shared_lock lock(state_mutex_);
-    for (const int64_t seq : published_.active) {
-      const JobRecord& record = published_.jobs.at(seq);
-      if (record.tenant == who.name) mine.insert(record.job.id);
-    }
-  }
-  Json doc = PlanDocument(plan->plan(), plan->Explanations(),
-                          [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
+  Json doc = PlanDocument(plan->plan(), plan->Explanations(), redact);
   doc["x-step"] = plan->base_step();
   doc["x-mode"] = plan->mode();
   doc["x-version"] = plan->version();
@@ -265,7 +282,7 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
   for (const CommittedService& s : step.services) {
     services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
   }
-  return Json{{"step", step.step},
+  Json out = {{"step", step.step},
               {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
               {"policy", step.policy},
               {"jobs", std::move(jobs)},
@@ -274,6 +291,8 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
               {"allocated_utilization", step.allocated_utilization},
               {"value", step.value},
               {"unmet_gpus", step.unmet_gpus}};
+  Redactor(who, published_).Scrub(out);
+  return out;
 }
 
 ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to) {
@@ -283,18 +302,13 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
   }
   auto steps = store_->ReadSteps(from, to, kMaxHistorySteps);
   if (!steps) return ApiFail(500, "", steps.error().ToString());
-  std::unordered_set<std::string> mine;
-  if (!who.admin) {
-    std::shared_lock lock(state_mutex_);
-    for (const auto& [seq, record] : published_.jobs) {
-      if (record.tenant == who.name) mine.insert(record.job.id);
-    }
-  }
+  std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
   Json out = Json::array();
   for (const CommittedStep& step : *steps) {
     Json jobs = Json::array();
     for (const CommittedJob& job : step.jobs) {
-      if (!who.admin && !mine.count(job.id)) continue;
+      if (!redact.Visible(job.id)) continue;
       jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
     }
     Json services = Json::array();
@@ -302,6 +316,7 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
       services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
     }
     out.push_back({{"step", step.step},
+                   {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
                    {"policy", step.policy},
                    {"jobs", std::move(jobs)},
                    {"services", std::move(services)},
@@ -310,7 +325,9 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
                    {"value", step.value},
                    {"unmet_gpus", step.unmet_gpus}});
   }
-  return Json{{"steps", std::move(out)}};
+  Json doc = {{"steps", std::move(out)}};
+  redact.Scrub(doc);
+  return doc;
 }
 
 ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
@@ -392,7 +409,6 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   } release{whatif_running_};
 
   Scenario scenario;
-  std::unordered_set<std::string> mine;
   int64_t base = 0;
   {
     std::shared_lock lock(state_mutex_);
@@ -404,10 +420,6 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
         return ApiFail(400, IndexPath("cancel", k),
                        "no pending or running job \"" + cancelled[k] + "\"");
       }
-    }
-    for (const int64_t seq : published_.active) {
-      const JobRecord& record = published_.jobs.at(seq);
-      if (record.tenant == who.name) mine.insert(record.job.id);
     }
     for (const ServiceBody& body : services) {
       Service service = body.service;
@@ -445,7 +457,6 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     job.arrival_step = 0;
     ids.insert(job.id);
     added_ids.push_back(job.id);
-    mine.insert(job.id);
     scenario.jobs.push_back(std::move(job));
   }
   size_t shapes = 0;
@@ -480,6 +491,9 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
   std::unordered_map<std::string, const JobExplanation*> why;
   for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
+  std::shared_lock lock(state_mutex_);
+  Redactor redact(who, published_);
+  for (const std::string& id : added_ids) redact.AddOwn(id);
   Json jobs = Json::array();
   std::unordered_map<std::string, const JobPlacement*> placements;
   for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
@@ -487,15 +501,19 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     const JobPlacement* p = placements.at(id);
     Json view = {{"id", id}, {"planned_start_step", nullptr}, {"reason", "none"}};
     if (p->started()) {
-      view["planned_start_step"] = *p->start_step;
-      view["planned_start_absolute_step"] = base + *p->start_step;
+      const int64_t start = base + *p->start_step;
+      view["planned_start_step"] = start;
+      view["planned_start_time"] = IsoTime(StepStartUnix(published_, frame(), start));
+      view["planned_start_in_steps"] = *p->start_step;
       view["first_gpu"] = p->first_gpu;
       view["gpus"] = p->gpus;
       view["duration_steps"] = p->duration_steps;
     }
     if (auto it = why.find(id); it != why.end()) {
-      view["reason"] = std::string(io::WaitReasonName(it->second->reason));
-      view["message"] = it->second->message;
+      const JobExplanation shown = redact.Explanation(*it->second, plan.policy, base);
+      view["reason"] = std::string(io::WaitReasonName(shown.reason));
+      view["message"] = shown.message;
+      if (!shown.blocking_id.empty()) view["blocking_id"] = shown.blocking_id;
     }
     jobs.push_back(std::move(view));
   }
@@ -506,8 +524,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   if (cut) out["cut_reason"] = {{"reason", cut->reason}, {"message", cut->message}};
   out["x-step"] = base;
   out["jobs"] = std::move(jobs);
-  out["plan"] = PlanDocument(
-      plan, explanations, [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  out["plan"] = PlanDocument(plan, explanations, redact);
   if (auto current = CurrentPlan()) {
     const Metrics& m = current->plan().metrics;
     out["current"] = {{"objective", m.objective},
@@ -518,6 +535,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
                       {"mode", current->mode()}};
     out["objective_delta"] = plan.metrics.objective - m.objective;
   }
+  redact.Scrub(out);
   return out;
 }
 
@@ -531,11 +549,8 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   const Cluster& cluster = config_.base.cluster;
   const int gpus = cluster.total_gpus();
   const int horizon = config_.base.horizon_steps;
-  auto visible = [&](const std::string& id) {
-    if (who.admin) return true;
-    const JobRecord* record = s.FindJob(id);
-    return record != nullptr && record->tenant == who.name;
-  };
+  const Redactor redact(who, s);
+  auto visible = [&](const std::string& id) { return redact.Visible(id); };
   Json out;
   out["viewer"] = {{"name", who.name}, {"admin", who.admin}};
   out["step_minutes"] = config_.base.step_minutes;
@@ -553,6 +568,10 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   out["groups"] = std::move(groups);
   out["next_step"] = s.next_step;
   out["current_step"] = s.recent.empty() ? Json(nullptr) : Json(s.recent.back().step);
+  out["current_time"] = s.recent.empty()
+                            ? Json(nullptr)
+                            : Json(IsoTime(StepStartUnix(s, frame(), s.recent.back().step)));
+  out["next_step_time"] = IsoTime(StepStartUnix(s, frame(), s.next_step));
   out["now"] = IsoTime(Now());
   out["manual_clock"] = options_.manual_clock;
 
@@ -667,6 +686,8 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
               {"gpus", b.gpus},
               {"start", b.start},
               {"end", b.end},
+              {"start_time", IsoTime(StepStartUnix(s, frame(), b.start))},
+              {"end_time", IsoTime(StepStartUnix(s, frame(), b.end))},
               {"state", b.state}};
     if (shown && record != nullptr) {
       j["kind"] = std::string(JobKindName(record->job.kind));
@@ -692,15 +713,16 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   Json jobs = Json::array();
   for (const int64_t seq : s.active) {
     const JobRecord& record = s.jobs.at(seq);
-    if (CanSee(who, record)) jobs.push_back(JobView(record, s, plan.get()));
+    if (CanSee(who, record)) jobs.push_back(JobView(record, s, plan.get(), redact));
   }
   int finished = 0;
   for (auto it = s.jobs.rbegin(); it != s.jobs.rend() && finished < 50; ++it) {
     if (it->second.active() || !CanSee(who, it->second)) continue;
-    jobs.push_back(JobView(it->second, s, plan.get()));
+    jobs.push_back(JobView(it->second, s, plan.get(), redact));
     ++finished;
   }
   out["jobs"] = std::move(jobs);
+  redact.Scrub(out);
   return out;
 }
 

@@ -97,7 +97,7 @@ TEST_F(ServeTest, SubmitPlanAdvanceCancel) {
   EXPECT_EQ(advanced["next_step"], 1);
   view = GetJob(kTokenA, id);
   EXPECT_EQ(view["state"], "running");
-  EXPECT_EQ(view["planned_start_step"], -1);  // it started at the step now running
+  EXPECT_EQ(view["planned_start_step"], 0);  // absolute: it started at step 0, now running
   Response committed = server_.Get("/v1/plan/committed", kTokenA);
   ASSERT_EQ(committed.status, 200) << committed.body;
   EXPECT_EQ(committed.json()["step"], 0);
@@ -128,7 +128,7 @@ TEST_F(ServeTest, WaitingJobsGetPlannedStartsAndReasons) {
   EXPECT_EQ(first["state"], "running");
   ASSERT_FALSE(second["planned_start_step"].is_null()) << second.dump();
   ASSERT_FALSE(third["planned_start_step"].is_null()) << third.dump();
-  EXPECT_GE(second["planned_start_step"].get<int>(), 2);  // after `first` ends
+  EXPECT_GE(second["planned_start_step"].get<int>(), 3);  // absolute: after `first` ends
   EXPECT_GE(third["planned_start_step"].get<int>(), second["planned_start_step"].get<int>() + 3);
   EXPECT_NE(second["reason"], "none") << second.dump();
   EXPECT_NE(second["reason"], "planning") << second.dump();
