@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <charconv>
 #include <cstdlib>
@@ -171,6 +172,13 @@ int RunServeCommand(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // Each connection is a descriptor: the soft limit (often 1024) would refuse connections before
+  // --max-connections does. Raised to the hard limit, as the system allows without privileges.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   service::Logger log(level);
   auto engine = service::Engine::Open(std::move(*config), options, &log);

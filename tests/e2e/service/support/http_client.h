@@ -139,9 +139,10 @@ class HttpConnection {
   }
 
   /// Sends a request and reads its answer on this connection (kept alive).
-  std::optional<RawResponse> Request(const std::string& method, const std::string& path,
-                                     const std::vector<std::pair<std::string, std::string>>& headers,
-                                     const std::string& body, bool close = false) {
+  std::optional<RawResponse> Request(
+      const std::string& method, const std::string& path,
+      const std::vector<std::pair<std::string, std::string>>& headers, const std::string& body,
+      bool close = false) {
     std::string text = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
     for (const auto& [name, value] : headers) text += name + ": " + value + "\r\n";
     if (!body.empty() || method == "POST" || method == "PUT") {
