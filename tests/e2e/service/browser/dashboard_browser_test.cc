@@ -121,7 +121,9 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
     EXPECT_EQ(step - in, 2) << "planned_start_step must be absolute: " << job.dump();
     EXPECT_NE(row.find("step " + std::to_string(step) + " · "), std::string::npos) << row;
     if (in > 0) {
-      EXPECT_NE(row.find("(in " + std::to_string(in) + " steps)"), std::string::npos) << row;
+      EXPECT_NE(row.find("(in " + std::to_string(in) + (in == 1 ? " step)" : " steps)")),
+                std::string::npos)
+          << row;
     }
     ++pending_rows;
   }
