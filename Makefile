@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise test-slow test-slurm bench forecast-eval format tidy clean
+.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format tidy clean
 
 all: release
 
@@ -52,8 +52,9 @@ forecast-eval: release
 	@build/release/bench/forecast_eval $(SHARED)/data
 
 # The simulator's studies (docs/simulator.md): seven-day trace replay, plan-once vs rolling,
-# forecast-error sweeps. Worlds and outputs go to build/studies/.
-study-replay study-horizon study-noise: ordo
+# forecast-error sweeps, starvation over four weeks, tenant fair share. Worlds and outputs go to
+# build/studies/.
+study-replay study-horizon study-noise study-weeks study-tenants: ordo
 	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies $(@:study-%=%)
 
 studies: ordo

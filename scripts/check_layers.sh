@@ -7,11 +7,12 @@ declare -A allowed=(
   [io]="core io"
   [solver]="core solver"
   [forecast]="core forecast"
+  [priority]="core priority"
   [policy]="core solver policy"
   [report]="core io policy report"
-  [sim]="core policy forecast sim"
-  [service]="core io solver forecast policy sim service"
-  [adapters]="core io forecast policy adapters"
+  [sim]="core policy forecast priority sim"
+  [service]="core io solver forecast priority policy sim service"
+  [adapters]="core io forecast priority policy adapters"
 )
 status=0
 for module in "${!allowed[@]}"; do

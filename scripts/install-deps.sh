@@ -7,7 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config make
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libyaml-cpp-dev libexpected-dev
-  coinor-libcbc-dev libsqlite3-dev libcpp-httplib-dev zlib1g-dev
+  coinor-libcbc-dev libsqlite3-dev libboost-dev zlib1g-dev
   # The dashboard's browser test (label browser, part of `make test`) runs headless Chromium.
   chromium
 )

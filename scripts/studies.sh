@@ -7,6 +7,11 @@
 #            re-plans every step and every 2 hours
 #   noise    forecast-error sweep: duration noise 0, 15, 30, 50% (log-normal sigma) and traffic
 #            off its profile, the value each policy keeps against perfect information
+#   weeks    starvation: four weeks of three ITP clusters (cluster04 days 7 and 14, cluster07 day
+#            14, cluster03 day 49), every policy, ordo with and without planning priorities;
+#            waits by priority class
+#   tenants  fair share: two tenants of a 40% share each, without and with one flooding the queue;
+#            GPU-hours per tenant and day against min(demand, share)
 # Worlds are generated from DATA_DIR into OUT_DIR (never committed); without DATA_DIR the studies
 # that need the traces say so and the others use the synthetic generator.
 set -euo pipefail
@@ -36,21 +41,49 @@ for study in "$@"; do
       trace_world "$out/itp-servegen-perfect.json" --demand-forecast none
       echo "## End of the world: plan once per horizon vs rolling (perfect forecasts)"
       "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-        --policies ordo@plan,ordo@4,ordo,priority-backfill@plan,priority-backfill
+        --policies ordo@plan,ordo@4,ordo,priority-backfill@plan,priority-backfill \
+        --planning-priority off
       ;;
     noise)
       trace_world "$out/itp-servegen-perfect.json" --demand-forecast none
       echo "## Duration noise sweep (sigma 0, 0.15, 0.30, 0.50), 3 noise seeds"
       "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-        --sweep-duration-noise 0,0.15,0.3,0.5 --noise-seeds 1,2,3
+        --sweep-duration-noise 0,0.15,0.3,0.5 --noise-seeds 1,2,3 --planning-priority off
       for q in 0.5 0.9; do
         echo "## Traffic off its profile (sigma 0, 0.15, 0.30), planners told quantile $q, 3 noise seeds"
         "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
-          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q"
+          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q" \
+          --planning-priority off
+      done
+      ;;
+    weeks)
+      # Planning priorities were tuned on the first week; the other three are held out.
+      for week in "cluster04 7" "cluster07 14" "cluster03 49" "cluster04 14"; do
+        set -- $week
+        trace_world "$out/itp-$1-day$2.json" --trace-cluster "$1" --start-day "$2"
+        echo "## $1, days $2 to $(($2 + 7)): every policy, and ordo planning at base priorities"
+        "$ordo" simulate "$out/itp-$1-day$2.json" --format markdown --quiet
+        echo
+        "$ordo" simulate "$out/itp-$1-day$2.json" --format markdown --quiet --policies ordo \
+          --planning-priority off
+      done
+      ;;
+    tenants)
+      trace_world "$out/itp-servegen.json"
+      python3 "$(dirname "$0")/tenant_world.py" "$out/itp-servegen.json" "$out/tenants.json"
+      python3 "$(dirname "$0")/tenant_world.py" "$out/itp-servegen.json" "$out/tenants-flood.json" \
+        --flood 3
+      for world in tenants tenants-flood; do
+        echo "## $world: ordo with and without planning priorities, priority-backfill, reactive"
+        "$ordo" simulate "$out/$world.json" --format markdown --quiet \
+          --policies priority-backfill,reactive,ordo
+        echo
+        "$ordo" simulate "$out/$world.json" --format markdown --quiet --policies ordo \
+          --planning-priority off
       done
       ;;
     *)
-      echo "studies: unknown study '$study' (replay, horizon, noise)" >&2
+      echo "studies: unknown study '$study' (replay, horizon, noise, weeks, tenants)" >&2
       exit 2
       ;;
   esac

@@ -2,8 +2,10 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +26,8 @@ constexpr const char* kServeUsage =
     "usage: ordo serve --config FILE [--db PATH] [--listen ADDR:PORT] [--manual-clock]\n"
     "                  [--port-file PATH] [--log-level LEVEL] [--debounce-ms MS]\n"
     "                  [--fast-time-limit S] [--full-every S] [--full-time-limit S]\n"
-    "                  [--max-body-bytes N] [--threads N]\n"
+    "                  [--max-body-bytes N] [--threads N] [--request-timeout S]\n"
+    "                  [--max-connections N] [--max-connections-per-client N]\n"
     "\n"
     "Runs the planning service: a REST API for jobs, services and plans, state in SQLite, a plan\n"
     "re-made after every change and committed one step at a time, metrics at /metrics and a\n"
@@ -41,8 +44,14 @@ constexpr const char* kServeUsage =
     "  --fast-time-limit S   fast mode's time budget per plan (default 0.05)\n"
     "  --full-every S        run full mode every S seconds (default 300; 0 = never)\n"
     "  --full-time-limit S   full mode's time limit (default 10)\n"
-    "  --max-body-bytes N    largest request body accepted (default 1048576)\n"
-    "  --threads N           request handler threads (default 16)\n";
+    "  --max-body-bytes N    largest request body accepted, in any transfer encoding\n"
+    "                        (default 1048576)\n"
+    "  --threads N           request handler threads (default 16)\n"
+    "  --request-timeout S   a request's head and body must arrive within S seconds of the server\n"
+    "                        starting to wait for it; idle connections close after it (default 10)\n"
+    "  --max-connections N   open connections in all; more are refused with 503 (default 1024)\n"
+    "  --max-connections-per-client N\n"
+    "                        open connections from one address (default 128)\n";
 
 constexpr ordo::cli::OptionSpec kOptions[] = {
     {"--config", true},         {"--db", true},
@@ -51,6 +60,8 @@ constexpr ordo::cli::OptionSpec kOptions[] = {
     {"--debounce-ms", true},    {"--fast-time-limit", true},
     {"--full-every", true},     {"--full-time-limit", true},
     {"--max-body-bytes", true}, {"--threads", true},
+    {"--request-timeout", true}, {"--max-connections", true},
+    {"--max-connections-per-client", true},
 };
 
 ordo::Result<double> NonNegative(const ordo::cli::Args& args, const char* name, double fallback,
@@ -124,33 +135,50 @@ int RunServeCommand(int argc, char** argv) {
     auto full = NonNegative(*args, "--full-time-limit", 10, 3600);
     auto body = NonNegative(*args, "--max-body-bytes", 1 << 20, 1 << 30);
     auto threads = NonNegative(*args, "--threads", 16, 1024);
-    for (const auto* r : {&debounce, &fast, &every, &full, &body, &threads}) {
+    auto request_timeout = NonNegative(*args, "--request-timeout", 10, 3600);
+    auto connections = NonNegative(*args, "--max-connections", 1024, 1'000'000);
+    auto per_client = NonNegative(*args, "--max-connections-per-client", 128, 1'000'000);
+    for (const auto* r : {&debounce, &fast, &every, &full, &body, &threads, &request_timeout,
+                          &connections, &per_client}) {
       if (!*r) return ordo::cli::UsageError(r->error().ToString(), kServeUsage);
     }
-    if (*fast <= 0 || *full <= 0 || *body < 1024 || *threads < 1) {
+    if (*fast <= 0 || *full <= 0 || *body < 1024 || *threads < 1 || *request_timeout <= 0 ||
+        *connections < 1 || *per_client < 1) {
       return ordo::cli::UsageError(
-          "--fast-time-limit and --full-time-limit must be > 0, --max-body-bytes >= 1024, "
-          "--threads >= 1",
+          "--fast-time-limit, --full-time-limit and --request-timeout must be > 0, "
+          "--max-body-bytes >= 1024, --threads, --max-connections and "
+          "--max-connections-per-client >= 1",
           kServeUsage);
     }
     options.debounce_s = *debounce / 1000;
     options.fast_time_limit_s = *fast;
     options.full_interval_s = *every;
     options.full_time_limit_s = *full;
-    http.max_body_bytes = static_cast<size_t>(*body);
-    http.threads = static_cast<int>(*threads);
+    http.limits.max_body_bytes = static_cast<size_t>(*body);
+    http.limits.threads = static_cast<int>(*threads);
+    http.limits.request_timeout_s = *request_timeout;
+    http.limits.max_connections = static_cast<int>(*connections);
+    http.limits.max_connections_per_client = static_cast<int>(*per_client);
   }
 
   auto config = service::ReadServiceConfigFile(*config_path);
   if (!config) return ordo::cli::FileError(*config_path, config.error());
 
   // SIGINT and SIGTERM are taken by one thread (sigwait), so no other thread is interrupted and
-  // shutdown runs as ordinary code: stop listening, finish the queued requests, close the store.
+  // shutdown runs as ordinary code: stop listening and close the connections, let the requests
+  // being handled finish for a bounded time, stop the engine, close the store.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // Each connection is a descriptor: the soft limit (often 1024) would refuse connections before
+  // --max-connections does. Raised to the hard limit, as the system allows without privileges.
+  if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   service::Logger log(level);
   auto engine = service::Engine::Open(std::move(*config), options, &log);
@@ -181,16 +209,30 @@ int RunServeCommand(int argc, char** argv) {
     int signal_number = 0;
     sigwait(&signals, &signal_number);
     log.Info("shutting_down", {{"signal", signal_number}});
+    // Plans in flight (a what-if's, full mode's) return now, so the requests waiting on them end.
+    (*engine)->StopPlanning();
     server.Stop();
   });
   server.Run();
   // Run returns on Stop (from the signal) or when the socket fails; either way, shut down. A
   // waiter still blocked in sigwait is released by raising the signal it waits for.
+  server.Stop();
   if (waiter.joinable()) {
     pthread_kill(waiter.native_handle(), SIGTERM);
     waiter.join();
   }
+  // Handlers still running get a moment to finish; stopping the engine then answers the ones
+  // waiting on its writer (503). A handler still inside a long computation (a what-if) is not
+  // waited for: every acknowledged change is already durable, so the process ends without
+  // unwinding the engine under it.
+  constexpr double kHandlerGraceS = 2;
+  const bool idle = server.WaitIdle(kHandlerGraceS);
   (*engine)->Stop();
+  if (!idle && !server.WaitIdle(kHandlerGraceS)) {
+    log.Warn("stopped", {{"note", "request handlers still running were not waited for"}});
+    std::fflush(nullptr);
+    std::_Exit(kExitOk);
+  }
   log.Info("stopped");
   return kExitOk;
 }

@@ -22,6 +22,7 @@
 #include "ordo/core/validate.h"
 #include "ordo/io/document.h"
 #include "ordo/policy/registry.h"
+#include "ordo/priority/planning_priority.h"
 #include "ordo/sim/random_world.h"
 #include "ordo/sim/sim_metrics.h"
 #include "ordo/sim/simulator.h"
@@ -73,6 +74,14 @@ const char* const kSimulateUsage =
     "  --timeline FILE         the committed timelines as JSON; --html FILE: a self-contained "
     "page\n"
     "  --progress, --quiet     force or silence the progress bar (default: when stderr is a tty)\n"
+    "Planning priorities (docs/simulator.md, \"Starvation\"): a waiting job is planned at\n"
+    "base x min(cap, 1 + rate x hours waited) x its tenant's fair-share factor / its size;\n"
+    "metrics keep base priorities.\n"
+    "  --planning-priority P   ordo (default: ordo and ordo-full), all (every policy) or off\n"
+    "  --aging-rate R (0.25/h)  --aging-cap C (4, >= 1)  --fair-share-half-life H (24 h)\n"
+    "  --wait-bound W          hours; a job waiting W or more gets base + 1000 (default 0: off)\n"
+    "  --size-exponent E       divide by max(1, the job's GPU-hours)^E (default 1; 0: off)\n"
+    "  --fair-share-weight K   fair share 2^(K x (1 - usage/share)), clamped (default 1)\n"
     "World generation (--make-world OUT.json):\n"
     "  --data DIR              ../shared/data: ITP jobs + ServeGen services "
     "(docs/world-format.md)\n"
@@ -241,6 +250,56 @@ Table MetricsTable(const std::vector<std::pair<std::string, const sim::PeriodMet
   return t;
 }
 
+// Waits by priority class (the job's base priority): mean, p95 and never started per class.
+Table WaitClassTable(const std::vector<std::pair<std::string, const sim::PeriodMetrics*>>& rows) {
+  Table t;
+  t.header = {"run"};
+  for (int c = 0; c < sim::kPriorityClasses; ++c) {
+    const std::string name = std::string("prio ") + sim::PriorityClassName(c);
+    t.header.push_back(name + " jobs");
+    t.header.push_back(name + " wait mean h");
+    t.header.push_back(name + " p95 h");
+    t.header.push_back(name + " never started");
+  }
+  for (const auto& [name, m] : rows) {
+    std::vector<std::string> r = {name};
+    for (const sim::WaitStats& w : m->wait_by_class) {
+      r.push_back(std::to_string(w.jobs));
+      r.push_back(F("%.2f", w.mean_hours));
+      r.push_back(F("%.2f", w.p95_hours));
+      r.push_back(std::to_string(w.unstarted));
+    }
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+// Per tenant and day: GPU-hours held against min(demand, share) step by step.
+Table TenantTable(const sim::World& world, const sim::SimReport& r) {
+  Table t;
+  t.header = {"run", "tenant", "share GPUs", "period", "GPU-h",
+              "demand GPU-h", "min(demand, share) GPU-h", "held / entitled"};
+  const int total = world.cluster.total_gpus();
+  auto add = [&](const std::string& period, const sim::PeriodMetrics& m) {
+    for (size_t k = 0; k < m.tenants.size(); ++k) {
+      const sim::TenantUse& u = m.tenants[k];
+      t.rows.push_back({r.label, world.tenants[k].id,
+                        F("%.0f", world.tenants[k].ShareFraction(total) * total), period,
+                        F("%.0f", u.gpu_hours), F("%.0f", u.demand_gpu_hours),
+                        F("%.0f", u.entitled_gpu_hours),
+                        u.entitled_gpu_hours > 0
+                            ? F("%.1f%%", 100 * std::min(u.gpu_hours, u.entitled_gpu_hours) /
+                                              u.entitled_gpu_hours)
+                            : "-"});
+    }
+  };
+  for (size_t d = 0; d < r.metrics.days.size(); ++d) {
+    add("day " + std::to_string(d + 1), r.metrics.days[d]);
+  }
+  add("total", r.metrics.total);
+  return t;
+}
+
 int MakeWorld(const Args& args) {
   const std::string out = *args.value("--make-world");
   const bool synthetic = args.has("--synthetic");
@@ -357,6 +416,13 @@ int RunSimulateCommand(int argc, char** argv) {
       {"--per-run", false},
       {"--traffic-quantile", true},
       {"--by-hour", false},
+      {"--planning-priority", true},
+      {"--aging-rate", true},
+      {"--aging-cap", true},
+      {"--fair-share-half-life", true},
+      {"--wait-bound", true},
+      {"--size-exponent", true},
+      {"--fair-share-weight", true},
   };
   Result<Args> args = ParseArgs({argv + 1, static_cast<size_t>(argc > 0 ? argc - 1 : 0)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kSimulateUsage);
@@ -383,6 +449,44 @@ int RunSimulateCommand(int argc, char** argv) {
   if (auto v = args->value("--time-limit")) {
     ORDO_ARG(s, ParseSeconds("--time-limit", *v));
     time_limit = *s;
+  }
+
+  // Planning priorities: which runs get them, and the knobs (priority/planning_priority.h).
+  const std::string planning_for = args->value("--planning-priority").value_or("ordo");
+  if (planning_for != "ordo" && planning_for != "all" && planning_for != "off") {
+    return UsageError("--planning-priority: must be ordo, all or off", kSimulateUsage);
+  }
+  priority::PlanningOptions planning = priority::DefaultPlanningOptions();
+  {
+    const std::pair<const char*, double*> knobs[] = {
+        {"--aging-rate", &planning.aging.rate_per_hour},
+        {"--aging-cap", &planning.aging.cap},
+        {"--fair-share-half-life", &planning.fair_share.half_life_hours},
+        {"--wait-bound", &planning.wait_bound_hours},
+        {"--size-exponent", &planning.size_exponent},
+        {"--fair-share-weight", &planning.fair_share.weight},
+    };
+    for (const auto& [flag, target] : knobs) {
+      if (auto v = args->value(flag)) {
+        ORDO_ARG(x, ParseDouble(flag, *v, -1e9, 1e9));
+        *target = *x;
+      }
+    }
+    if (auto ok = priority::ValidatePlanningOptions(planning); !ok) {
+      static const std::pair<std::string_view, std::string_view> kFlagOf[] = {
+          {"aging.rate_per_hour", "--aging-rate"},
+          {"aging.cap", "--aging-cap"},
+          {"fair_share.half_life_hours", "--fair-share-half-life"},
+          {"wait_bound_hours", "--wait-bound"},
+          {"size_exponent", "--size-exponent"},
+          {"fair_share.weight", "--fair-share-weight"},
+      };
+      std::string field = ok.error().field;
+      for (const auto& [from, to] : kFlagOf) {
+        if (field == from) field = std::string(to) + " (" + field + ")";
+      }
+      return UsageError(field + ": " + ok.error().message, kSimulateUsage);
+    }
   }
 
   auto text = io::ReadFileText(path);
@@ -521,6 +625,8 @@ int RunSimulateCommand(int argc, char** argv) {
         o.replan_on_arrival = false;
       }
       o.arrivals_lookahead = args->has("--lookahead");
+      const bool ordo_policy = spec.policy == "ordo" || spec.policy == "ordo-full";
+      if (planning_for == "all" || (planning_for == "ordo" && ordo_policy)) o.planning = planning;
       o.time_limit_s = time_limit.value_or(1.0);
       o.seed = static_cast<uint64_t>(*seed);
       std::string label = spec.label;
@@ -591,7 +697,17 @@ int RunSimulateCommand(int argc, char** argv) {
         for (const sim::SimReport& r : results[l]) rows.emplace_back(r.label, &r.metrics.total);
       }
       const Table totals = MetricsTable(rows);
-      std::cout << (md ? totals.Markdown() : totals.Text()) << (sweep ? "\n" : "");
+      std::cout << (md ? totals.Markdown() : totals.Text()) << "\n";
+      const Table classes = WaitClassTable(rows);
+      std::cout << (md ? classes.Markdown() : classes.Text()) << (sweep ? "\n" : "");
+      if (!world.tenants.empty()) {
+        for (size_t l = 0; l < levels.size(); ++l) {
+          for (const sim::SimReport& r : results[l]) {
+            const Table tenants = TenantTable(world, r);
+            std::cout << "\n" << (md ? tenants.Markdown() : tenants.Text());
+          }
+        }
+      }
     }
     if (sweep) {
       // Per run and level, means over the noise seeds; "kept" is the ratio to the first level of

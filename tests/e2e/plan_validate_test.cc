@@ -12,6 +12,7 @@
 #include "ordo/io/plan_io.h"
 #include "ordo/io/scenario_io.h"
 #include "tests/e2e/cli_runner.h"
+#include "tests/support/explanation_check.h"
 
 namespace ordo::testing {
 namespace {
@@ -81,6 +82,27 @@ TEST(PlanCommandTest, ExplainAddsExplanationsToThePlanAndPrintsThem) {
   // Most of the 20 jobs arrive after step 0 or wait for the node: each gets an explanation.
   EXPECT_GE(plan["x-explain"].size(), 10u);
   EXPECT_NE(r.err.find("train-07"), std::string::npos) << r.err;
+}
+
+// Every scenario file's explanations, under every policy, are facts the independent checker
+// confirms; in particular every step of each waiting job's wait is explained (training-heavy once
+// left an 11-step gap).
+TEST(PlanCommandTest, ExplanationsOfTheScenarioFilesAreCheckedFacts) {
+  for (const std::string file : {"02-realtime-contention.json", "03-training-heavy.json"}) {
+    Result<ordo::Scenario> scenario = io::ReadScenarioFile(Scenario(file));
+    ASSERT_TRUE(scenario.has_value()) << file;
+    for (const std::string name :
+         {"fifo", "fifo-backfill", "priority-backfill", "reactive", "ordo", "ordo-full"}) {
+      const CliResult r =
+          RunOrdo({"plan", Scenario(file), "--policy", name, "--time-limit", "1", "--explain"});
+      ASSERT_EQ(r.exit_code, 0) << file << " " << name << ": " << r.err;
+      Result<Plan> plan = io::ParsePlan(r.out, false);
+      ASSERT_TRUE(plan.has_value()) << file << " " << name << ": " << plan.error().ToString();
+      for (const std::string& problem : CheckExplanations(*scenario, *plan, plan->explanations)) {
+        ADD_FAILURE() << file << " " << name << ": " << problem;
+      }
+    }
+  }
 }
 
 TEST(PlanCommandTest, BadArgumentsExitTwoWithUsage) {

@@ -50,7 +50,33 @@ enum class WaitReason : int {
   kNoBlockOfSize = 4,   // no block of its size exists in the groups it may use
   kGpuType = 5,         // no group matches its gpu_type / min_gpu_memory_gb
   kFragmented = 6,      // enough free GPUs, but no free aligned block of its size
-  kLowValue = 7,        // capacity existed, but the planner chose work of higher value
+  kLowValue = 7,        // planned jobs of at least its priority hold every block it could use
+  kServiceFloor = 8,    // services' floors (min_gpus) close every block it could use, always
+  kHeadOfLine = 9,      // fifo: a job ahead of it in the queue has not started yet
+  kServiceReservation = 10,  // a free block is closed by a service's static peak reservation
+  kNotChosen = 11,           // a block was free for its whole run; the planner did not start it
+  kBlockedByService = 12,    // services hold every block it could use (not at their peak)
+};
+
+/// Who holds GPUs a waiting job needed, with the facts its message states.
+struct WaitHolder {
+  std::string id;
+  bool service = false;
+  /// Job: its run [step, end_step) in the plan. Service: the step it is named at.
+  int step = 0;
+  int end_step = 0;
+  double priority = 0;  // job
+  bool running = false;  // job: already running when the plan was made
+  int demand = 0;        // service: its demand at `step`
+  int peak = 0;          // service: its highest demand over the horizon
+};
+
+/// The steps [from_step, to_step) of a job's wait, all with one reason and the same holders.
+struct WaitSpan {
+  int from_step = 0;
+  int to_step = 0;
+  WaitReason reason = WaitReason::kNone;
+  std::vector<WaitHolder> holders;
 };
 
 /// An explanation for a job (spec extension `x-explain`).
@@ -60,6 +86,9 @@ struct JobExplanation {
   WaitReason reason = WaitReason::kNone;
   std::string blocking_id;  // the job or service that holds the block, when one does
   std::string message;      // one sentence for a person
+  /// Every step from its earliest possible start to its planned start (or the horizon's end),
+  /// each span a checkable fact; `reason` and `blocking_id` are those of the longest span.
+  std::vector<WaitSpan> spans;
 };
 
 /// What an exact solver proved (full mode only).

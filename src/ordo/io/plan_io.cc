@@ -24,7 +24,7 @@ using internal::OrderedJson;
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
 constexpr double kMaxDouble = std::numeric_limits<double>::max();
 
-constexpr std::array<std::pair<WaitReason, std::string_view>, 8> kReasonNames = {{
+constexpr std::array<std::pair<WaitReason, std::string_view>, 13> kReasonNames = {{
     {WaitReason::kNone, "none"},
     {WaitReason::kNotArrived, "not_arrived"},
     {WaitReason::kBlockedByJob, "blocked_by_job"},
@@ -33,7 +33,86 @@ constexpr std::array<std::pair<WaitReason, std::string_view>, 8> kReasonNames = 
     {WaitReason::kGpuType, "gpu_type"},
     {WaitReason::kFragmented, "fragmented"},
     {WaitReason::kLowValue, "low_value"},
+    {WaitReason::kServiceFloor, "service_floor"},
+    {WaitReason::kHeadOfLine, "head_of_line"},
+    {WaitReason::kServiceReservation, "service_reservation"},
+    {WaitReason::kNotChosen, "not_chosen"},
+    {WaitReason::kBlockedByService, "blocked_by_service"},
 }};
+
+Result<WaitReason> ReadReason(const ObjectReader& obj) {
+  std::string reason;
+  ORDO_IO_ASSIGN(reason, obj.String("reason", Limits::kMaxIdLength, false));
+  for (const auto& [value, name] : kReasonNames) {
+    if (name == reason) return value;
+  }
+  std::string names;
+  for (const auto& [unused, name] : kReasonNames) {
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  return FailInput(obj.Path("reason"),
+                   "unknown reason \"" + reason + "\" (expected one of " + names + ")");
+}
+
+// A holder of a span: `{"kind": "job", "id", "start_step", "end_step", "priority", "running"}` or
+// `{"kind": "service", "id", "step", "demand", "peak"}`; a hidden job has a null id and no priority.
+Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
+  auto obj = ObjectReader::Make(value, path, "a holder");
+  if (!obj) return Fail(obj.error());
+  ORDO_IO_CHECK(obj->AllowOnly(
+      {"kind", "id", "start_step", "end_step", "priority", "running", "step", "demand", "peak"}));
+  WaitHolder holder;
+  std::string kind;
+  ORDO_IO_ASSIGN(kind, obj->String("kind", Limits::kMaxIdLength, false));
+  if (kind != "job" && kind != "service") {
+    return FailInput(obj->Path("kind"), "must be \"job\" or \"service\"");
+  }
+  holder.service = kind == "service";
+  std::optional<std::string> id;
+  ORDO_IO_ASSIGN(id, obj->OptionalString("id", Limits::kMaxIdLength, true));
+  holder.id = id.value_or("");
+  auto integer = [&](std::string_view key, int& out) -> Result<void> {
+    auto n = obj->OptionalInt(key, -Limits::kMaxAbsStep, Limits::kMaxAbsStep);
+    if (!n) return Fail(n.error());
+    if (*n) out = static_cast<int>(**n);
+    return {};
+  };
+  ORDO_IO_CHECK(integer(holder.service ? "step" : "start_step", holder.step));
+  ORDO_IO_CHECK(integer("end_step", holder.end_step));
+  ORDO_IO_CHECK(integer("demand", holder.demand));
+  ORDO_IO_CHECK(integer("peak", holder.peak));
+  std::optional<double> priority;
+  ORDO_IO_ASSIGN(priority, obj->OptionalNumber("priority", -kMaxDouble, kMaxDouble));
+  holder.priority = priority.value_or(0);
+  if (const Json* running = obj->Find("running")) {
+    if (!running->is_boolean()) return FailInput(obj->Path("running"), "must be true or false");
+    holder.running = running->get<bool>();
+  }
+  return holder;
+}
+
+Result<WaitSpan> ReadSpan(const Json& value, const std::string& path) {
+  auto obj = ObjectReader::Make(value, path, "a wait span");
+  if (!obj) return Fail(obj.error());
+  ORDO_IO_CHECK(obj->AllowOnly({"from_step", "to_step", "reason", "holders"}));
+  WaitSpan span;
+  int64_t n = 0;
+  ORDO_IO_ASSIGN(n, obj->Int("from_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+  span.from_step = static_cast<int>(n);
+  ORDO_IO_ASSIGN(n, obj->Int("to_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+  span.to_step = static_cast<int>(n);
+  ORDO_IO_ASSIGN(span.reason, ReadReason(*obj));
+  const Json* holders = nullptr;
+  ORDO_IO_ASSIGN(holders, obj->OptionalList("holders", static_cast<size_t>(Limits::kMaxJobs)));
+  if (holders != nullptr) {
+    for (size_t k = 0; k < holders->size(); ++k) {
+      WaitHolder holder;
+      ORDO_IO_ASSIGN(holder, ReadHolder((*holders)[k], IndexPath(obj->Path("holders"), k)));
+      span.holders.push_back(std::move(holder));
+    }
+  }
+  return span;
+}
 
 // An integer or null (`start_step`, `planned_start`); the field itself is required.
 Result<std::optional<int>> NullableStep(const ObjectReader& obj, std::string_view key) {
@@ -157,7 +236,8 @@ Result<Metrics> ReadMetrics(const Json& value) {
 Result<JobExplanation> ReadExplanation(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "an explanation");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"id", "planned_start", "reason", "blocking_id", "message"}));
+  ORDO_IO_CHECK(
+      obj->AllowOnly({"id", "planned_start", "reason", "blocking_id", "message", "spans"}));
   JobExplanation explanation;
   ORDO_IO_ASSIGN(explanation.id, obj->String("id", Limits::kMaxIdLength, false));
   ORDO_IO_ASSIGN(explanation.planned_start, NullableStep(*obj, "planned_start"));
@@ -177,6 +257,15 @@ Result<JobExplanation> ReadExplanation(const Json& value, const std::string& pat
   explanation.blocking_id = text.value_or("");
   ORDO_IO_ASSIGN(text, obj->OptionalString("message", Limits::kMaxStringLength, true));
   explanation.message = text.value_or("");
+  const Json* spans = nullptr;
+  ORDO_IO_ASSIGN(spans, obj->OptionalList("spans", static_cast<size_t>(Limits::kMaxHorizonSteps)));
+  if (spans != nullptr) {
+    for (size_t k = 0; k < spans->size(); ++k) {
+      WaitSpan span;
+      ORDO_IO_ASSIGN(span, ReadSpan((*spans)[k], IndexPath(obj->Path("spans"), k)));
+      explanation.spans.push_back(std::move(span));
+    }
+  }
   return explanation;
 }
 
@@ -234,6 +323,32 @@ Result<Plan> ReadPlan(const Json& root) {
 
 OrderedJson StepJson(const std::optional<int>& step) {
   return step ? OrderedJson(*step) : OrderedJson(nullptr);
+}
+
+OrderedJson SpanJson(const WaitSpan& span) {
+  OrderedJson out = OrderedJson::object();
+  out["from_step"] = span.from_step;
+  out["to_step"] = span.to_step;
+  out["reason"] = std::string(WaitReasonName(span.reason));
+  OrderedJson holders = OrderedJson::array();
+  for (const WaitHolder& h : span.holders) {
+    OrderedJson x = OrderedJson::object();
+    x["kind"] = h.service ? "service" : "job";
+    x["id"] = h.id.empty() ? OrderedJson(nullptr) : OrderedJson(h.id);
+    if (h.service) {
+      x["step"] = h.step;
+      x["demand"] = h.demand;
+      x["peak"] = h.peak;
+    } else {
+      x["start_step"] = h.step;
+      x["end_step"] = h.end_step;
+      if (!h.id.empty()) x["priority"] = internal::NumberJson(h.priority);
+      x["running"] = h.running;
+    }
+    holders.push_back(std::move(x));
+  }
+  out["holders"] = std::move(holders);
+  return out;
 }
 
 }  // namespace
@@ -328,6 +443,11 @@ std::string WritePlan(const Plan& plan, int indent) {
         x["reason"] = std::string(WaitReasonName(e.reason));
         x["blocking_id"] = e.blocking_id;
         x["message"] = e.message;
+        if (!e.spans.empty()) {
+          OrderedJson spans = OrderedJson::array();
+          for (const WaitSpan& span : e.spans) spans.push_back(SpanJson(span));
+          x["spans"] = std::move(spans);
+        }
         explain.push_back(std::move(x));
       }
       out["x-explain"] = std::move(explain);

@@ -17,6 +17,10 @@ namespace ordo {
 /// PolicyOptions::effort's range: 64 times fast mode's passes is seconds at 4,096 GPUs.
 inline constexpr int kMaxEffort = 64;
 
+/// PolicyOptions::memory_budget_bytes' default: 1.5 GiB, room for a what-if, the service's
+/// background full run and the state beside each other on a 24 GiB machine.
+inline constexpr int64_t kDefaultMemoryBudgetBytes = int64_t{3} << 29;
+
 struct PolicyOptions {
   /// Wall time the policy may spend. Fast mode's pass schedule is fixed by the instance's size
   /// and the effort and, at effort 1, ends far inside this default at every benchmarked size
@@ -34,6 +38,11 @@ struct PolicyOptions {
   const std::atomic<bool>* stop = nullptr;
   /// Fill Plan::explanations (why each job does not start at step 0).
   bool explain = false;
+  /// Working memory the call may take, in bytes. Full mode estimates each model (and the solver's
+  /// copies of it) from the scenario before building it and skips what does not fit, saying so in
+  /// metrics.solver.status ("model_too_large"). The other policies' memory is linear in the
+  /// scenario (their grids are bounded by Limits::kMaxGpuSteps) and they ignore it.
+  int64_t memory_budget_bytes = kDefaultMemoryBudgetBytes;
 };
 
 /// An error naming the field (kInvalidInput) for options no policy accepts: an effort outside

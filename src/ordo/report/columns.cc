@@ -9,7 +9,8 @@ std::vector<Column> MetricColumns(bool with_study) {
       {"policy", false}, {"utilization"},   {"allocated"},           {"value"},
       {"gain vs fifo"},  {"started"},       {"completed"},           {"unmet RT GPU-steps"},
       {"planning ms"},   {"fragmentation"}, {"shape-mismatch wait"}, {"objective"},
-      {"of best bound"},
+      {"of best bound"}, {"wait mean h"},   {"wait p95 h"},          {"never started"},
+      {"p95 wait prio 1-3 h"}, {"p95 wait prio 4-7 h"}, {"p95 wait prio 8-10 h"},
   };
   if (with_study) {
     columns.insert(columns.end(),
@@ -22,7 +23,8 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
                                      bool with_study) {
   std::vector<std::string> cells;
   if (!run.plan) {
-    cells = {run.policy + " (failed)", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+    cells = {run.policy + " (failed)", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+             "-", "-", "-", "-", "-", "-", "-", "-", "-"};
   } else {
     const Metrics& m = run.metrics;
     std::string name = run.policy;
@@ -39,7 +41,13 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
              Percent(run.wait.fragmentation),
              run.wait.shape_mismatch_share ? Percent(*run.wait.shape_mismatch_share) : "-",
              Thousands(m.objective),
-             run.of_bound ? Percent(*run.of_bound) : "-"};
+             run.of_bound ? Percent(*run.of_bound) : "-",
+             Hours(run.waits.all.mean_hours),
+             Hours(run.waits.all.p95_hours),
+             std::to_string(run.waits.all.never_started)};
+    for (const WaitSummary& c : run.waits.by_class) {
+      cells.push_back(c.jobs > 0 ? Hours(c.p95_hours) : "-");
+    }
   }
   if (with_study) {
     const std::optional<StudyFigures>& study = result.study;

@@ -29,6 +29,7 @@ PolicyRun RunOne(const Scenario& scenario, Policy& policy, const std::string& na
   run.metrics.solve_ms = plan->metrics.solve_ms;
   run.metrics.solver = plan->metrics.solver;
   run.wait = ComputeWaitMetrics(scenario, *plan);
+  run.waits = ComputeJobWaits(scenario, *plan);
   run.plan = std::move(*plan);
   return run;
 }

@@ -33,6 +33,7 @@ struct PolicyRun {
   /// ComputeMetrics over the plan; solve_ms is the policy's own measurement.
   Metrics metrics;
   WaitMetrics wait;
+  JobWaits waits;
   /// CheckPlan's findings. Not empty means the policy has a bug.
   std::vector<Violation> violations;
   /// (value - fifo's value) / fifo's value; empty without fifo or when fifo's value is not > 0.

@@ -77,4 +77,10 @@ std::string MarkdownCell(std::string_view text) {
   return out;
 }
 
+std::string Hours(double hours) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f", hours);
+  return buf;
+}
+
 }  // namespace ordo::report

@@ -15,6 +15,8 @@ std::string SignedPercent(std::optional<double> fraction);
 std::string Thousands(double value);
 /// Planning time in ms: "0.031", "1.24", "15.3", "10012".
 std::string Millis(double ms);
+/// Hours with one decimal: 17.5 -> "17.5".
+std::string Hours(double hours);
 /// Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view text);
 /// Escapes | so text can sit in a Markdown table cell.

@@ -136,6 +136,7 @@ constexpr std::string_view kDefinitions = R"html(
 <li><b>planning ms</b>: wall time the policy spent deciding (<code>solve_ms</code>).</li>
 <li><b>fragmentation</b>: free GPU-steps, at a step where some job waits, that no waiting job could use because no free aligned block of any of its shapes (in a group it may use) contains that GPU &mdash; as a share of all GPU-steps.</li>
 <li><b>shape-mismatch wait</b>: of the steps jobs spent waiting (arrived, not started), the share where at least the job's smallest GPU count was free in the cluster but no free aligned block of any of its shapes existed in a group it may use.</li>
+<li><b>wait mean h</b>, <b>wait p95 h</b>: hours from a job's arrival to its start (a job queued before the plan counts the time it has already waited); a job the plan never starts counts with the horizon's end &minus; its arrival, a lower bound; <b>never started</b>: those jobs; <b>p95 wait prio</b>: the same p95 for jobs of priority 1-3, 4-7 and 8-10 (&ldquo;-&rdquo;: no such job).</li>
 <li><b>study</b> columns: the published figures, FIFO on the fifo row, the study's allocator on the ordo row.</li>
 </ul>
 <p>Precise definitions: <code>docs/cli.md</code> in the ordo repository.</p>

@@ -42,6 +42,16 @@ nlohmann::json RunJson(const PolicyRun& run) {
   j["waiting_job_steps"] = run.wait.waiting_job_steps;
   j["shape_mismatch_job_steps"] = run.wait.shape_mismatch_job_steps;
   j["shape_mismatch_share"] = Optional(run.wait.shape_mismatch_share);
+  auto wait_json = [](const WaitSummary& w) {
+    return nlohmann::json{{"jobs", w.jobs},
+                          {"never_started", w.never_started},
+                          {"mean_hours", w.mean_hours},
+                          {"p95_hours", w.p95_hours}};
+  };
+  j["waits"] = wait_json(run.waits.all);
+  for (int c = 0; c < 3; ++c) {
+    j["waits_by_priority"][kPriorityClassNames[c]] = wait_json(run.waits.by_class[c]);
+  }
   nlohmann::json violations = nlohmann::json::array();
   for (const Violation& v : run.violations) violations.push_back(FormatViolation(v));
   j["violations"] = violations;

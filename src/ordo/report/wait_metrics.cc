@@ -1,6 +1,7 @@
 #include "ordo/report/wait_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <string_view>
@@ -24,6 +25,52 @@ std::tuple<int, bool, std::string, bool, double> ClassKey(int gpus, const GpuReq
 }
 
 }  // namespace
+
+namespace {
+
+WaitSummary Summarize(std::vector<double> waits, int never_started) {
+  WaitSummary w;
+  w.jobs = static_cast<int>(waits.size());
+  w.never_started = never_started;
+  if (waits.empty()) return w;
+  std::sort(waits.begin(), waits.end());
+  double sum = 0;
+  for (double x : waits) sum += x;
+  w.mean_hours = sum / static_cast<double>(waits.size());
+  const size_t rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(waits.size())));
+  w.p95_hours = waits[std::clamp<size_t>(rank, 1, waits.size()) - 1];
+  return w;
+}
+
+}  // namespace
+
+JobWaits ComputeJobWaits(const Scenario& s, const Plan& plan) {
+  std::unordered_map<std::string_view, const JobPlacement*> placement;
+  for (const JobPlacement& p : plan.jobs) placement.emplace(p.id, &p);
+  const double step_hours = s.step_minutes / 60.0;
+  std::vector<double> all;
+  std::array<std::vector<double>, 3> by_class;
+  int never = 0;
+  std::array<int, 3> class_never{};
+  for (const Job& job : s.jobs) {
+    if (job.running) continue;
+    auto it = placement.find(job.id);
+    const bool started = it != placement.end() && it->second->started();
+    const int until = started ? *it->second->start_step : s.horizon_steps;
+    const double wait = std::max(0, until - job.arrival_step) * step_hours;
+    const int c = job.priority <= 3 ? 0 : job.priority <= 7 ? 1 : 2;
+    all.push_back(wait);
+    by_class[c].push_back(wait);
+    if (!started) {
+      ++never;
+      ++class_never[c];
+    }
+  }
+  JobWaits w;
+  w.all = Summarize(std::move(all), never);
+  for (int c = 0; c < 3; ++c) w.by_class[c] = Summarize(std::move(by_class[c]), class_never[c]);
+  return w;
+}
 
 WaitMetrics ComputeWaitMetrics(const Scenario& s, const Plan& plan) {
   WaitMetrics m;

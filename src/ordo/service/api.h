@@ -1,33 +1,38 @@
-// The HTTP API of `ordo serve` over an Engine (cpp-httplib): routes, bearer authentication, JSON in
-// and out, request size limits, errors as `{"error": {"field", "message"}}`, access logs and the
-// dashboard's static files. docs/openapi.yaml describes the routes.
+// The HTTP API of `ordo serve` over an Engine: routes, bearer authentication, JSON in and out,
+// errors as `{"error": {"field", "message"}}` with the one mapping from error codes to statuses,
+// access logs and the dashboard's static files. The transport (connections, framing, limits,
+// deadlines) is http/server.h. docs/openapi.yaml describes the routes.
 //
 // Authentication: every route needs `Authorization: Bearer TOKEN` (401 without or with a wrong
-// one) except the dashboard's static shell (`/`, `/assets/...`), which holds no data: the page
-// reads the token from its URL fragment (`/#token=...`, never sent to the server) and calls the API
-// with it.
+// one; the scheme's name in any case) except the dashboard's static shell (`/`, `/assets/...`),
+// which holds no data: the page reads the token from its URL fragment (`/#token=...`, never sent
+// to the server) and calls the API with it, and `/healthz` and `/readyz`, which answer a status
+// word only. The token is checked from the request's head, before its body is read.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ordo/core/error.h"
 #include "ordo/service/engine.h"
+#include "ordo/service/http/message.h"
+#include "ordo/service/http/server.h"
 #include "ordo/service/log.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace ordo::service {
 
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (Bind returns it)
-  size_t max_body_bytes = size_t{1} << 20;
-  int threads = 16;  // request handlers; many in flight let group commit batch them
+  /// Transport limits (http/server.h); `ordo serve` flags set each one.
+  http::ServerLimits limits;
 };
+
+/// The HTTP status for an error code: the one place statuses are chosen for errors.
+int HttpStatus(ErrorCode code);
 
 class HttpServer {
  public:
@@ -40,16 +45,33 @@ class HttpServer {
   [[nodiscard]] Result<int> Bind();
   /// Serves until Stop(). Call after Bind.
   void Run();
-  /// Stops serving (safe from any thread, e.g. a signal handler thread).
+  /// Stops serving: closes the listener and every connection (safe from any thread).
   void Stop();
+  /// Waits up to `timeout_s` for request handlers still running; true when none is.
+  bool WaitIdle(double timeout_s);
+
+  // The routes without the transport (the server calls these; unit tests may too).
+  /// The answer decided from the head alone: public routes, no such route, a missing or wrong
+  /// token. nullopt: read the body and call Handle.
+  std::optional<http::Response> OnHead(const http::Request& head);
+  http::Response Handle(const http::Request& request);
+  /// The answer to a request the transport refuses.
+  http::Response Refuse(int status, std::string_view field, std::string_view message);
 
  private:
-  void Routes();
+  struct Route;
+  struct Match;
+  /// The route for a method and a decoded path; its `route` is null when none.
+  Match Find(const http::Request& request) const;
+  std::optional<Principal> Authenticate(const http::Request& request) const;
+  void Record(const http::Request& request, const std::string& route, const std::string& who,
+              int status, double seconds);
 
   Engine& engine_;
   Logger& log_;
   HttpOptions options_;
-  std::unique_ptr<httplib::Server> server_;
+  std::vector<Route> routes_;
+  std::unique_ptr<http::Server> server_;
 };
 
 /// "host:port" -> host and port ("127.0.0.1:0" gives port 0). Errors name `--listen`.

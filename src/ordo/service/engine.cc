@@ -12,6 +12,7 @@
 #include "ordo/core/validate.h"
 #include "ordo/forecast/duration_resolver.h"
 #include "ordo/io/json_fields.h"
+#include "ordo/policy/common/explain.h"
 #include "ordo/service/codec.h"
 
 namespace ordo::service {
@@ -204,6 +205,7 @@ void Engine::Start() {
   fast_ = std::thread([this] { FastLoop(); });
   if (options_.full_interval_s > 0) full_ = std::thread([this] { FullLoop(); });
   if (!options_.manual_clock) ticker_ = std::thread([this] { TickerLoop(); });
+  ready_ = true;
   log_->Info("engine_started", {{"manual_clock", options_.manual_clock},
                                 {"fast_policy", options_.fast_policy},
                                 {"full_policy", options_.full_policy},
@@ -211,13 +213,14 @@ void Engine::Start() {
 }
 
 void Engine::Stop() {
+  ready_ = false;
   {
     std::lock_guard lock(queue_mutex_);
     if (stopping_ && !started_) return;
     stopping_ = true;
   }
+  StopPlanning();
   stop_ = true;
-  full_stop_ = true;
   queue_cv_.notify_all();
   { std::lock_guard lock(dirty_mutex_); }
   dirty_cv_.notify_all();
@@ -232,6 +235,11 @@ void Engine::Stop() {
     queue_.pop_front();
   }
   started_ = false;
+}
+
+void Engine::StopPlanning() {
+  planning_stop_ = true;
+  full_stop_ = true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +375,7 @@ io::ReadOptions JobReadOptions() {
 ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
   auto parsed = ReadJobBody(body, config_, JobReadOptions());
   if (!parsed) return ApiFail(parsed.error());
+  if (auto ok = CheckCanEverRunNow(parsed->job); !ok) return ApiFail(ok.error());
   const double now = Now();
   JobBody job_body = std::move(*parsed);
   return Enqueue([this, who, job_body = std::move(job_body), now](Txn& txn) -> ApiResult<Json> {
@@ -409,6 +418,20 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     submissions_.Inc(Labels({{"tenant", who.name}}));
     return Json{{"id", id}};
   });
+}
+
+Result<void> Engine::CheckCanEverRunNow(const Job& job) const {
+  // Only the cluster and the services' floors matter: they hold at every step, running jobs end.
+  Scenario floors;
+  floors.horizon_steps = config_.base.horizon_steps;
+  floors.cluster = config_.base.cluster;
+  {
+    std::shared_lock lock(state_mutex_);
+    for (const ServiceRecord& record : published_.services) {
+      floors.services.push_back(record.service);
+    }
+  }
+  return policy::CheckCanEverRun(floors, job);
 }
 
 ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {
@@ -659,6 +682,7 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
   if (!fast || !fallback) return ApiFail(500, "", "cannot create the planners");
   PolicyOptions popts;
   popts.time_limit_s = options_.fast_time_limit_s;
+  popts.stop = &planning_stop_;  // cuts every plan short on shutdown; the result is still checked
   Json policies = Json::array();
   while (work.next_step < target) {
     const bool starts = work.next_step >= quiet_until;
@@ -785,6 +809,7 @@ void Engine::FastLoop() {
   }
   PolicyOptions popts;
   popts.time_limit_s = options_.fast_time_limit_s;
+  popts.stop = &planning_stop_;
   for (;;) {
     {
       std::unique_lock lock(dirty_mutex_);
@@ -850,6 +875,8 @@ std::string Engine::RunFullModeOnce() {
   PolicyOptions popts;
   popts.time_limit_s = options_.full_time_limit_s;
   full_stop_ = false;
+  // StopPlanning() sets planning_stop_ before full_stop_: one racing the line above is seen here.
+  if (planning_stop_) full_stop_ = true;
   popts.stop = &full_stop_;
   full_running_ = true;
   const auto start = std::chrono::steady_clock::now();

@@ -42,6 +42,7 @@
 #include "ordo/service/log.h"
 #include "ordo/service/metrics.h"
 #include "ordo/service/planning.h"
+#include "ordo/service/redact.h"
 #include "ordo/service/state.h"
 #include "ordo/service/store/store.h"
 
@@ -65,6 +66,12 @@ struct EngineOptions {
   int max_advance_steps = 1000;      // per Advance call
   double max_whatif_time_limit_s = 10;
   int max_concurrent_whatif = 2;
+  /// Working memory of one what-if's planner (PolicyOptions::memory_budget_bytes); two may run
+  /// at once beside full mode's run.
+  int64_t whatif_memory_budget_bytes = int64_t{1} << 30;
+  /// Job shapes a what-if's hypothetical queue may hold (the active jobs' and the added ones');
+  /// more is refused (400 naming `jobs`).
+  size_t max_whatif_shapes = 200'000;
   /// Unix seconds now; tests may replace it.
   std::function<double()> wall_clock;
   /// Policies by name; the in-tree registry when null. Must outlive the engine.
@@ -95,6 +102,14 @@ class Engine {
   void Start();
   /// Stops the threads; requests still queued are answered with 503. Idempotent.
   void Stop();
+  /// Tells every plan being made (the fast re-plan, full mode's run, what-ifs) to return its best
+  /// so far at once, and every later one to return at its first check; the writer keeps
+  /// committing what is queued. For shutdown: call it before waiting for requests in flight.
+  /// Thread-safe; Stop() calls it.
+  void StopPlanning();
+
+  /// True from the end of Start() to the beginning of Stop(): loaded, its threads running.
+  bool Ready() const { return ready_; }
 
   const ServiceConfig& config() const { return config_; }
   const EngineOptions& options() const { return options_; }
@@ -180,8 +195,11 @@ class Engine {
   Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) const;
 
   std::shared_ptr<const AdoptedPlan> ExplainedPlan() const;
-  nlohmann::json JobView(const JobRecord& record, const State& state,
-                         const AdoptedPlan* plan) const;
+  /// A job that can never run beside the services' floors is refused at submission (the field
+  /// `gpus` or `shapes` named), not left to wait forever.
+  Result<void> CheckCanEverRunNow(const Job& job) const;
+  nlohmann::json JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
+                         const Redactor& redact) const;
   bool CanSee(const Principal& who, const JobRecord& record) const {
     return who.admin || record.tenant == who.name;
   }
@@ -215,6 +233,7 @@ class Engine {
   std::condition_variable dirty_cv_;
   bool dirty_ = false;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> planning_stop_{false};  // StopPlanning(): every planner returns early
   std::atomic<bool> full_stop_{false};  // tells a running full solve to return early
   std::atomic<bool> full_running_{false};
   std::mutex full_mutex_;  // one full solve at a time
@@ -226,6 +245,7 @@ class Engine {
   std::thread full_;
   std::thread ticker_;
   bool started_ = false;
+  std::atomic<bool> ready_{false};
 
   // Figures.
   LabeledCounter http_requests_;
@@ -234,6 +254,7 @@ class Engine {
   LabeledHistogram commit_latency_{LatencyBuckets()};
   LabeledCounter plans_;        // by mode and outcome
   LabeledCounter submissions_;  // by tenant
+  LabeledCounter whatifs_;      // by what cut them short
   LabeledHistogram batch_sizes_{{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}};
   mutable std::mutex forecast_error_mutex_;
   struct ForecastError {

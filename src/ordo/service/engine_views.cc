@@ -2,6 +2,7 @@
 // health and metrics look like to a principal. Everything here reads the published state under a
 // shared lock, or the adopted plan (immutable), and never blocks the writer for long.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -24,11 +25,20 @@ namespace {
 
 constexpr size_t kMaxListLimit = 10'000;
 constexpr size_t kMaxWhatIfJobs = 10'000;
+// Share of a what-if's time limit (at most a second) kept for checking and explaining its plan.
+constexpr double kWhatIfFinishShare = 0.2;
 constexpr int kMaxHistorySteps = 10'000;
+#if defined(ORDO_WITH_CBC)
+constexpr const char* kBuildCbc = "true";  // full mode is available
+#else
+constexpr const char* kBuildCbc = "false";
+#endif
 
-// A plan in the plan format, keeping only the jobs `keep` accepts (and their explanations).
+// A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
+// see; their explanations are redacted for the reader.
 Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
-                  const std::function<bool(const std::string&)>& keep) {
+                  const Redactor& redact) {
+  auto keep = [&](const std::string& id) { return redact.Visible(id); };
   Plan shown;
   shown.version = plan.version;
   shown.scenario = plan.scenario;
@@ -39,10 +49,12 @@ Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanati
     if (keep(job.id)) shown.jobs.push_back(job);
   }
   for (const JobExplanation& e : explanations) {
-    if (keep(e.id)) shown.explanations.push_back(e);
+    if (keep(e.id)) shown.explanations.push_back(redact.Explanation(e, plan.policy, 0));
   }
   Json doc = Json::parse(io::WritePlan(shown, -1), nullptr, false);
-  return doc.is_discarded() ? Json::object() : doc;
+  if (doc.is_discarded()) return Json::object();
+  redact.Scrub(doc);
+  return doc;
 }
 
 // `jobs[2]` + `gpus` -> `jobs[2].gpus`; `jobs[2]` + "" (the entry itself) -> `jobs[2]`.
@@ -66,7 +78,8 @@ Json Runs(const std::vector<int>& gpus) {
 
 }  // namespace
 
-Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan) const {
+Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
+                     const Redactor& redact) const {
   const Job& job = record.job;
   Json out = JobSpecJson(job);
   out["tenant"] = record.tenant;
@@ -77,10 +90,12 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
   out["planned_start_step"] = nullptr;
   out["reason"] = "none";
   out["blocking_id"] = nullptr;
+  // One clock: every step is absolute and comes with its wall-clock time; the distance from now
+  // is an extra beside them.
   auto set_start = [&](int64_t absolute) {
-    out["planned_start_step"] = absolute - now;
-    out["planned_start_absolute_step"] = absolute;
+    out["planned_start_step"] = absolute;
     out["planned_start_time"] = IsoTime(StepStartUnix(state, frame(), absolute));
+    out["planned_start_in_steps"] = absolute - now;
   };
   switch (record.state) {
     case JobState::kPending: {
@@ -98,9 +113,10 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       }
       const JobExplanation* why = plan->Explain(job.id);
       if (why != nullptr) {
-        out["reason"] = std::string(io::WaitReasonName(why->reason));
-        out["message"] = why->message;
-        if (!why->blocking_id.empty()) out["blocking_id"] = why->blocking_id;
+        const JobExplanation shown = redact.Explanation(*why, plan->plan().policy, plan->base_step());
+        out["reason"] = std::string(io::WaitReasonName(shown.reason));
+        out["message"] = shown.message;
+        if (!shown.blocking_id.empty()) out["blocking_id"] = shown.blocking_id;
       } else {
         out["message"] = "starts at the next step";
       }
@@ -111,18 +127,24 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       out["first_gpu"] = record.first_gpu;
       out["gpus_used"] = record.shape.gpus;
       out["end_step"] = record.start_step + record.shape.duration_steps;
+      out["end_time"] =
+          IsoTime(StepStartUnix(state, frame(), record.start_step + record.shape.duration_steps));
       out["message"] = "running on GPUs " + std::to_string(record.first_gpu) + ".." +
                        std::to_string(record.first_gpu + record.shape.gpus - 1) + " since step " +
-                       std::to_string(record.start_step);
+                       std::to_string(record.start_step) + ", until step " +
+                       std::to_string(record.start_step + record.shape.duration_steps);
       break;
     case JobState::kDone:
       out["start_step"] = record.start_step;
+      out["start_time"] = IsoTime(StepStartUnix(state, frame(), record.start_step));
       out["finished_step"] = record.finished_step;
+      out["finished_time"] = IsoTime(StepStartUnix(state, frame(), record.finished_step));
       out["first_gpu"] = record.first_gpu;
       out["gpus_used"] = record.shape.gpus;
       break;
     case JobState::kCancelled:
       out["cancelled_step"] = record.finished_step;
+      out["cancelled_time"] = IsoTime(StepStartUnix(state, frame(), record.finished_step));
       break;
   }
   return out;
@@ -148,7 +170,10 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double
     const bool planned =
         plan && plan->base_step() == published_.next_step && plan->FindJob(id) != nullptr;
     if (record->state != JobState::kPending || planned) {
-      return JobView(*record, published_, plan.get());
+      const Redactor redact(who, published_);
+      Json view = JobView(*record, published_, plan.get(), redact);
+      redact.Scrub(view);
+      return view;
     }
     version = published_.version;
   }
@@ -158,8 +183,13 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
   const JobRecord* record = published_.FindJob(id);
-  if (record == nullptr) return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
-  return JobView(*record, published_, plan.get());
+  if (record == nullptr || !CanSee(who, *record)) {
+    return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+  }
+  const Redactor redact(who, published_);
+  Json view = JobView(*record, published_, plan.get(), redact);
+  redact.Scrub(view);
+  return view;
 }
 
 ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) {
@@ -168,6 +198,7 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
   }
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
   Json jobs = Json::array();
   std::optional<int64_t> next_cursor;
   for (auto it = published_.jobs.upper_bound(filter.after_seq); it != published_.jobs.end(); ++it) {
@@ -178,12 +209,13 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
       next_cursor = std::prev(it)->first;
       break;
     }
-    Json view = JobView(record, published_, plan.get());
+    Json view = JobView(record, published_, plan.get(), redact);
     view["seq"] = record.seq;
     jobs.push_back(std::move(view));
   }
   Json out = {{"jobs", std::move(jobs)}, {"next_step", published_.next_step}};
   out["next_cursor"] = next_cursor ? Json(*next_cursor) : Json(nullptr);
+  redact.Scrub(out);
   return out;
 }
 
@@ -224,16 +256,9 @@ ApiResult<Json> Engine::PlanJson(const Principal& who) {
   WaitForPlan(StateVersion(), 2.0);
   auto plan = ExplainedPlan();
   if (!plan) return ApiFail(503, "", "no plan yet");
-  std::unordered_set<std::string> mine;
-  if (!who.admin) {
-    std::shared_lock lock(state_mutex_);
-    for (const int64_t seq : published_.active) {
-      const JobRecord& record = published_.jobs.at(seq);
-      if (record.tenant == who.name) mine.insert(record.job.id);
-    }
-  }
-  Json doc = PlanDocument(plan->plan(), plan->Explanations(),
-                          [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
+  Json doc = PlanDocument(plan->plan(), plan->Explanations(), redact);
   doc["x-step"] = plan->base_step();
   doc["x-mode"] = plan->mode();
   doc["x-version"] = plan->version();
@@ -257,7 +282,7 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
   for (const CommittedService& s : step.services) {
     services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
   }
-  return Json{{"step", step.step},
+  Json out = {{"step", step.step},
               {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
               {"policy", step.policy},
               {"jobs", std::move(jobs)},
@@ -266,6 +291,8 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
               {"allocated_utilization", step.allocated_utilization},
               {"value", step.value},
               {"unmet_gpus", step.unmet_gpus}};
+  Redactor(who, published_).Scrub(out);
+  return out;
 }
 
 ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to) {
@@ -275,18 +302,13 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
   }
   auto steps = store_->ReadSteps(from, to, kMaxHistorySteps);
   if (!steps) return ApiFail(500, "", steps.error().ToString());
-  std::unordered_set<std::string> mine;
-  if (!who.admin) {
-    std::shared_lock lock(state_mutex_);
-    for (const auto& [seq, record] : published_.jobs) {
-      if (record.tenant == who.name) mine.insert(record.job.id);
-    }
-  }
+  std::shared_lock lock(state_mutex_);
+  const Redactor redact(who, published_);
   Json out = Json::array();
   for (const CommittedStep& step : *steps) {
     Json jobs = Json::array();
     for (const CommittedJob& job : step.jobs) {
-      if (!who.admin && !mine.count(job.id)) continue;
+      if (!redact.Visible(job.id)) continue;
       jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
     }
     Json services = Json::array();
@@ -294,6 +316,7 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
       services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
     }
     out.push_back({{"step", step.step},
+                   {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
                    {"policy", step.policy},
                    {"jobs", std::move(jobs)},
                    {"services", std::move(services)},
@@ -302,10 +325,13 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
                    {"value", step.value},
                    {"unmet_gpus", step.unmet_gpus}});
   }
-  return Json{{"steps", std::move(out)}};
+  Json doc = {{"steps", std::move(out)}};
+  redact.Scrub(doc);
+  return doc;
 }
 
 ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
+  const auto started = std::chrono::steady_clock::now();
   using io::internal::IndexPath;
   using io::internal::ObjectReader;
   auto obj = ObjectReader::Make(body, "", "a what-if");
@@ -321,11 +347,13 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   auto limit = obj->OptionalNumber("time_limit_s", 0, options_.max_whatif_time_limit_s, true);
   if (!limit) return ApiFail(limit.error());
   PolicyOptions popts;
-  popts.time_limit_s =
+  const double limit_s =
       limit->value_or(name == options_.fast_policy ? options_.fast_time_limit_s
                                                    : std::min(DefaultTimeLimitSeconds(name),
                                                               options_.max_whatif_time_limit_s));
   popts.explain = false;
+  popts.stop = &planning_stop_;
+  popts.memory_budget_bytes = options_.whatif_memory_budget_bytes;
 
   // Read every part of the request before touching the state.
   std::vector<JobBody> added;
@@ -334,6 +362,8 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   } else if (*list != nullptr) {
     const io::ReadOptions read = JobReadOptions();
     for (size_t k = 0; k < (*list)->size(); ++k) {
+      // Reading 10,000 jobs takes a while: a shutdown does not wait for it.
+      if (k % 256 == 0 && planning_stop_) return ApiFail(503, "", "the service is shutting down");
       auto job = ReadJobBody((**list)[k], config_, read);
       if (!job) {
         Error error = job.error();
@@ -379,7 +409,6 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   } release{whatif_running_};
 
   Scenario scenario;
-  std::unordered_set<std::string> mine;
   int64_t base = 0;
   {
     std::shared_lock lock(state_mutex_);
@@ -391,10 +420,6 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
         return ApiFail(400, IndexPath("cancel", k),
                        "no pending or running job \"" + cancelled[k] + "\"");
       }
-    }
-    for (const int64_t seq : published_.active) {
-      const JobRecord& record = published_.jobs.at(seq);
-      if (record.tenant == who.name) mine.insert(record.job.id);
     }
     for (const ServiceBody& body : services) {
       Service service = body.service;
@@ -432,20 +457,43 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     job.arrival_step = 0;
     ids.insert(job.id);
     added_ids.push_back(job.id);
-    mine.insert(job.id);
     scenario.jobs.push_back(std::move(job));
+  }
+  size_t shapes = 0;
+  for (const Job& job : scenario.jobs) shapes += job.shapes.size();
+  if (shapes > options_.max_whatif_shapes) {
+    return ApiFail(400, "jobs",
+                   "the hypothetical queue would hold " + std::to_string(shapes) +
+                       " job shapes; a what-if takes at most " +
+                       std::to_string(options_.max_whatif_shapes));
   }
   if (auto ok = ValidateScenario(scenario); !ok) {
     return ApiFail(400, ok.error().field,
                    "the hypothetical cluster admits no legal plan: " + ok.error().message);
   }
+  // The limit is the answer's: reading the request so far, and checking, measuring and
+  // explaining the plan after, come out of it.
+  const double spent_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  popts.time_limit_s =
+      std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
                               scenario, popts);
   if (!checked) return ApiFail(500, "", checked.error().ToString());
+  const std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
+  // Stopped: the plan is legal but explaining it would hold the shutdown up.
+  if (cut && cut->reason == "stopping") {
+    whatifs_.Inc(Labels({{"cut", cut->reason}}));
+    return ApiFail(503, "", "the service is shutting down: " + cut->message);
+  }
+  whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   const Plan& plan = checked->plan;
   const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
   std::unordered_map<std::string, const JobExplanation*> why;
   for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
+  std::shared_lock lock(state_mutex_);
+  Redactor redact(who, published_);
+  for (const std::string& id : added_ids) redact.AddOwn(id);
   Json jobs = Json::array();
   std::unordered_map<std::string, const JobPlacement*> placements;
   for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
@@ -453,25 +501,30 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     const JobPlacement* p = placements.at(id);
     Json view = {{"id", id}, {"planned_start_step", nullptr}, {"reason", "none"}};
     if (p->started()) {
-      view["planned_start_step"] = *p->start_step;
-      view["planned_start_absolute_step"] = base + *p->start_step;
+      const int64_t start = base + *p->start_step;
+      view["planned_start_step"] = start;
+      view["planned_start_time"] = IsoTime(StepStartUnix(published_, frame(), start));
+      view["planned_start_in_steps"] = *p->start_step;
       view["first_gpu"] = p->first_gpu;
       view["gpus"] = p->gpus;
       view["duration_steps"] = p->duration_steps;
     }
     if (auto it = why.find(id); it != why.end()) {
-      view["reason"] = std::string(io::WaitReasonName(it->second->reason));
-      view["message"] = it->second->message;
+      const JobExplanation shown = redact.Explanation(*it->second, plan.policy, base);
+      view["reason"] = std::string(io::WaitReasonName(shown.reason));
+      view["message"] = shown.message;
+      if (!shown.blocking_id.empty()) view["blocking_id"] = shown.blocking_id;
     }
     jobs.push_back(std::move(view));
   }
   Json out;
   out["committed"] = false;
   out["policy"] = name;
+  out["cut"] = cut.has_value();
+  if (cut) out["cut_reason"] = {{"reason", cut->reason}, {"message", cut->message}};
   out["x-step"] = base;
   out["jobs"] = std::move(jobs);
-  out["plan"] = PlanDocument(
-      plan, explanations, [&](const std::string& id) { return who.admin || mine.count(id) > 0; });
+  out["plan"] = PlanDocument(plan, explanations, redact);
   if (auto current = CurrentPlan()) {
     const Metrics& m = current->plan().metrics;
     out["current"] = {{"objective", m.objective},
@@ -482,6 +535,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
                       {"mode", current->mode()}};
     out["objective_delta"] = plan.metrics.objective - m.objective;
   }
+  redact.Scrub(out);
   return out;
 }
 
@@ -495,11 +549,8 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   const Cluster& cluster = config_.base.cluster;
   const int gpus = cluster.total_gpus();
   const int horizon = config_.base.horizon_steps;
-  auto visible = [&](const std::string& id) {
-    if (who.admin) return true;
-    const JobRecord* record = s.FindJob(id);
-    return record != nullptr && record->tenant == who.name;
-  };
+  const Redactor redact(who, s);
+  auto visible = [&](const std::string& id) { return redact.Visible(id); };
   Json out;
   out["viewer"] = {{"name", who.name}, {"admin", who.admin}};
   out["step_minutes"] = config_.base.step_minutes;
@@ -517,6 +568,10 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   out["groups"] = std::move(groups);
   out["next_step"] = s.next_step;
   out["current_step"] = s.recent.empty() ? Json(nullptr) : Json(s.recent.back().step);
+  out["current_time"] = s.recent.empty()
+                            ? Json(nullptr)
+                            : Json(IsoTime(StepStartUnix(s, frame(), s.recent.back().step)));
+  out["next_step_time"] = IsoTime(StepStartUnix(s, frame(), s.next_step));
   out["now"] = IsoTime(Now());
   out["manual_clock"] = options_.manual_clock;
 
@@ -631,6 +686,8 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
               {"gpus", b.gpus},
               {"start", b.start},
               {"end", b.end},
+              {"start_time", IsoTime(StepStartUnix(s, frame(), b.start))},
+              {"end_time", IsoTime(StepStartUnix(s, frame(), b.end))},
               {"state", b.state}};
     if (shown && record != nullptr) {
       j["kind"] = std::string(JobKindName(record->job.kind));
@@ -656,15 +713,16 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   Json jobs = Json::array();
   for (const int64_t seq : s.active) {
     const JobRecord& record = s.jobs.at(seq);
-    if (CanSee(who, record)) jobs.push_back(JobView(record, s, plan.get()));
+    if (CanSee(who, record)) jobs.push_back(JobView(record, s, plan.get(), redact));
   }
   int finished = 0;
   for (auto it = s.jobs.rbegin(); it != s.jobs.rend() && finished < 50; ++it) {
     if (it->second.active() || !CanSee(who, it->second)) continue;
-    jobs.push_back(JobView(it->second, s, plan.get()));
+    jobs.push_back(JobView(it->second, s, plan.get(), redact));
     ++finished;
   }
   out["jobs"] = std::move(jobs);
+  redact.Scrub(out);
   return out;
 }
 
@@ -699,6 +757,9 @@ Json Engine::HealthJson() {
 std::string Engine::MetricsText() {
   auto plan = CurrentPlan();
   std::string out;
+  AppendFamily(out, "ordo_build_info", "gauge", "The running build (value 1)");
+  AppendSample(out, "ordo_build_info", Labels({{"version", ORDO_VERSION}, {"cbc", kBuildCbc}}),
+               1);
   {
     std::shared_lock lock(state_mutex_);
     const State& s = published_;
@@ -723,15 +784,12 @@ std::string Engine::MetricsText() {
     }
     if (!s.recent.empty()) {
       const CommittedStep& step = s.recent.back();
-      AppendFamily(out, "ordo_utilization", "gauge",
+      AppendFamily(out, "ordo_utilization_ratio", "gauge",
                    "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
-      AppendSample(out, "ordo_utilization", "", step.utilization);
-      AppendFamily(out, "ordo_allocated_utilization", "gauge",
+      AppendSample(out, "ordo_utilization_ratio", "", step.utilization);
+      AppendFamily(out, "ordo_allocated_utilization_ratio", "gauge",
                    "Allocated GPU share at the current step, idle reservations included");
-      AppendSample(out, "ordo_allocated_utilization", "", step.allocated_utilization);
-      AppendFamily(out, "ordo_value_rate", "gauge",
-                   "Value earned per step at the current step (priority-weighted GPU work)");
-      AppendSample(out, "ordo_value_rate", "", step.value);
+      AppendSample(out, "ordo_allocated_utilization_ratio", "", step.allocated_utilization);
       AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
                    "Real-time GPUs demanded but not allocated at the current step");
       AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
@@ -744,20 +802,21 @@ std::string Engine::MetricsText() {
       }
     }
     AppendFamily(out, "ordo_committed_value_total", "counter",
-                 "Value earned over every committed step");
+                 "Value earned over every committed step (priority-weighted GPU work); its rate "
+                 "is the value earned per second");
     AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
   }
   if (plan) {
     const Metrics& m = plan->plan().metrics;
-    const double horizon = config_.base.horizon_steps;
-    AppendFamily(out, "ordo_plan_utilization", "gauge",
+    AppendFamily(out, "ordo_plan_utilization_ratio", "gauge",
                  "Utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_utilization", "", m.utilization);
-    AppendFamily(out, "ordo_plan_allocated_utilization", "gauge",
+    AppendSample(out, "ordo_plan_utilization_ratio", "", m.utilization);
+    AppendFamily(out, "ordo_plan_allocated_utilization_ratio", "gauge",
                  "Allocated utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_allocated_utilization", "", m.allocated_utilization);
-    AppendFamily(out, "ordo_plan_value_rate", "gauge", "Value of the adopted plan per step");
-    AppendSample(out, "ordo_plan_value_rate", "", m.value / horizon);
+    AppendSample(out, "ordo_plan_allocated_utilization_ratio", "", m.allocated_utilization);
+    AppendFamily(out, "ordo_plan_value", "gauge",
+                 "Value of the adopted plan over its horizon (priority-weighted GPU work)");
+    AppendSample(out, "ordo_plan_value", "", m.value);
     AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
     AppendSample(out, "ordo_plan_objective", "", m.objective);
     AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
@@ -775,6 +834,8 @@ std::string Engine::MetricsText() {
                          "Wall time of one group commit (durable on return)");
   batch_sizes_.Render(out, "ordo_store_batch_requests", "Requests per group commit");
   submissions_.Render(out, "ordo_jobs_submitted_total", "Jobs accepted, by tenant");
+  whatifs_.Render(out, "ordo_whatifs_total",
+                  "What-ifs answered, by what cut their search short (cut=\"none\": nothing)");
   {
     std::lock_guard lock(forecast_error_mutex_);
     AppendFamily(out, "ordo_forecast_error_ratio", "gauge",

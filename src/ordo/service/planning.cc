@@ -72,6 +72,30 @@ Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_v
   return out;
 }
 
+std::optional<Cut> FindCut(const CheckedPlan& checked, const PolicyOptions& options,
+                           bool stopping) {
+  if (stopping) {
+    return Cut{"stopping", "the service is shutting down: the plan is the best found so far"};
+  }
+  if (const auto& solver = checked.plan.metrics.solver) {
+    if (solver->status == "model_too_large") {
+      return Cut{"memory_budget",
+                 "the full model is too large for the memory budget: the plan is the warm start, "
+                 "improved where a smaller model fitted"};
+    }
+    if (solver->status != "optimal") {
+      return Cut{"time_limit", "time_limit_s ended the search before the plan was proven "
+                               "optimal (relative gap " +
+                                   std::to_string(solver->gap) + ")"};
+    }
+    return std::nullopt;
+  }
+  if (checked.plan.metrics.solve_ms >= 1000 * options.time_limit_s) {
+    return Cut{"time_limit", "time_limit_s ended the planner's search: the plan is the best found"};
+  }
+  return std::nullopt;
+}
+
 bool IsBetter(const Plan& candidate, const Plan& incumbent) {
   const double a = candidate.metrics.objective;
   const double b = incumbent.metrics.objective;

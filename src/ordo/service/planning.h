@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,6 +42,18 @@ struct CheckedPlan {
 /// survive if it does).
 [[nodiscard]] Result<Plan> RunPolicy(Policy& policy, const Scenario& scenario,
                                      const PolicyOptions& options);
+
+/// Why a plan is the best its planner found before something cut its search short, when it is.
+struct Cut {
+  std::string reason;   // "stopping", "memory_budget" or "time_limit"
+  std::string message;  // for people
+};
+
+/// Whether `checked` (made under `options`) was cut short: the service was stopping (`stopping`),
+/// full mode's model did not fit the memory budget (solver status "model_too_large"), or the time
+/// limit ended the search (full mode without a proof of optimality; another planner that used
+/// its whole limit). Empty when the planner finished its own work.
+std::optional<Cut> FindCut(const CheckedPlan& checked, const PolicyOptions& options, bool stopping);
 
 /// Empty when `plan` is legal for `scenario`; else the first broken rule (and how many more).
 std::string PlanProblem(const Scenario& scenario, const Plan& plan);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
 
 namespace ordo::sim {
 namespace {
@@ -27,6 +29,20 @@ WaitStats Summarize(const std::vector<double>& waits, int unstarted) {
 
 }  // namespace
 
+int PriorityClass(double priority) {
+  if (priority <= 3) return 0;
+  if (priority <= 7) return 1;
+  return 2;
+}
+
+const char* PriorityClassName(int priority_class) {
+  switch (priority_class) {
+    case 0: return "1-3";
+    case 1: return "4-7";
+    default: return "8-10";
+  }
+}
+
 PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int from, int to) {
   PeriodMetrics m;
   m.from_step = from;
@@ -36,6 +52,14 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
 
   std::array<std::vector<double>, 3> waits;
   std::array<int, 3> unstarted{};
+  std::array<std::vector<double>, kPriorityClasses> class_waits;
+  std::array<int, kPriorityClasses> class_unstarted{};
+  // Per tenant and step of the period: GPUs held and GPUs of work present (held or waiting).
+  const int span = std::max(0, to - from);
+  std::vector<std::vector<int>> held(world.tenants.size(), std::vector<int>(span, 0));
+  std::vector<std::vector<int>> demand = held;
+  std::unordered_map<std::string_view, size_t> tenant_index;
+  for (size_t t = 0; t < world.tenants.size(); ++t) tenant_index.emplace(world.tenants[t].id, t);
   for (const JobOutcome& o : run.jobs) {
     const WorldJob& wj = world.jobs[o.world_index];
     if (o.start_step) {
@@ -56,6 +80,20 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
       const int until = o.start_step ? *o.start_step : run.steps;
       waits[kind].push_back((until - wj.arrival_step) * step_hours);
       if (!o.start_step) ++unstarted[kind];
+      const int pc = PriorityClass(wj.priority);
+      class_waits[pc].push_back((until - wj.arrival_step) * step_hours);
+      if (!o.start_step) ++class_unstarted[pc];
+    }
+    if (auto it = tenant_index.find(wj.tenant); it != tenant_index.end() && span > 0) {
+      int smallest = wj.shapes.front().gpus;
+      for (const WorldShape& shape : wj.shapes) smallest = std::min(smallest, shape.gpus);
+      const int start = o.start_step ? *o.start_step : run.steps;
+      const int end = o.start_step ? start + o.actual_steps : run.steps;
+      for (int t = std::max(from, wj.arrival_step); t < std::min(to, end); ++t) {
+        const int gpus = t < start ? smallest : o.gpus;
+        demand[it->second][t - from] += gpus;
+        if (t >= start) held[it->second][t - from] += gpus;
+      }
     }
   }
   long long allocated = 0;
@@ -91,6 +129,20 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
     all_unstarted += unstarted[k];
   }
   m.wait_all = Summarize(all, all_unstarted);
+  for (int c = 0; c < kPriorityClasses; ++c) {
+    m.wait_by_class[c] = Summarize(class_waits[c], class_unstarted[c]);
+  }
+  const int total_gpus = world.cluster.total_gpus();
+  for (size_t t = 0; t < world.tenants.size(); ++t) {
+    TenantUse use;
+    const double share_gpus = world.tenants[t].ShareFraction(total_gpus) * total_gpus;
+    for (int k = 0; k < span; ++k) {
+      use.gpu_hours += held[t][k] * step_hours;
+      use.demand_gpu_hours += demand[t][k] * step_hours;
+      use.entitled_gpu_hours += std::min<double>(demand[t][k], share_gpus) * step_hours;
+    }
+    m.tenants.push_back(use);
+  }
 
   std::vector<double> ms;
   for (const Decision& d : run.decisions) {

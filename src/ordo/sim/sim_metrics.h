@@ -15,6 +15,11 @@
 //   (from, to]; jobs_arrived: arrivals in [from, to).
 // - waits, by the period in which a job arrives: start - arrival; a job never started counts with
 //   the window's end - arrival (a lower bound: censored), so starving a job never lowers a wait.
+// - waits by priority class (the job's base priority): 1-3 (p <= 3), 4-7 (3 < p <= 7), 8-10
+//   (p > 7), counted as the waits above.
+// - per tenant: gpu_hours held; demand_gpu_hours = sum over steps of the GPUs of its jobs that
+//   have arrived and not ended (a waiting job counts its smallest shape); entitled_gpu_hours =
+//   sum over steps of min(demand, share) — what its share promises it when it has the work.
 // - planning time: the wall time of each decision taken inside the period.
 #pragma once
 
@@ -31,6 +36,17 @@ struct WaitStats {
   int unstarted = 0;  // of them, never started inside the window (censored waits)
   double mean_hours = 0;
   double p95_hours = 0;  // nearest rank
+};
+
+/// Priority classes of the wait tables: 1-3, 4-7, 8-10.
+inline constexpr int kPriorityClasses = 3;
+int PriorityClass(double priority);  // 0: <= 3, 1: <= 7, 2: above
+const char* PriorityClassName(int priority_class);  // "1-3", "4-7", "8-10"
+
+struct TenantUse {
+  double gpu_hours = 0;
+  double demand_gpu_hours = 0;
+  double entitled_gpu_hours = 0;  // min(demand, share), step by step
 };
 
 struct PeriodMetrics {
@@ -50,6 +66,8 @@ struct PeriodMetrics {
   int jobs_completed = 0;
   std::array<WaitStats, 3> wait_by_kind{};  // indexed by JobKind
   WaitStats wait_all;
+  std::array<WaitStats, kPriorityClasses> wait_by_class{};
+  std::vector<TenantUse> tenants;  // world order; empty without tenants
   int decisions = 0;
   double plan_ms_mean = 0;
   double plan_ms_p95 = 0;

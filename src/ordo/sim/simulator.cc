@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/core/validate.h"
@@ -62,6 +64,7 @@ class Run {
     std::stable_sort(by_arrival_.begin(), by_arrival_.end(), [&](int a, int b) {
       return w_.jobs[a].arrival_step < w_.jobs[b].arrival_step;
     });
+    if (opt_.planning) SetUpTenants();
 
     for (int s = 0; s < steps; ++s) {
       Retire(s);
@@ -71,6 +74,7 @@ class Run {
         if (auto ok = Replan(s, *trigger); !ok) return Fail(ok.error());
       }
       if (auto ok = Commit(s); !ok) return Fail(ok.error());
+      if (opt_.planning) RecordUsage();
       if (opt_.progress) opt_.progress(s + 1, steps);
     }
     return std::move(out_);
@@ -78,6 +82,48 @@ class Run {
 
  private:
   JobOutcome& Outcome(int j) { return out_.jobs[outcome_of_[j]]; }
+
+  void SetUpTenants() {
+    const int total = w_.cluster.total_gpus();
+    std::unordered_map<std::string_view, int> index;
+    for (size_t t = 0; t < w_.tenants.size(); ++t) {
+      index.emplace(w_.tenants[t].id, static_cast<int>(t));
+      share_.push_back(w_.tenants[t].ShareFraction(total));
+    }
+    tenant_of_.assign(w_.jobs.size(), -1);
+    for (size_t j = 0; j < w_.jobs.size(); ++j) {
+      if (auto it = index.find(w_.jobs[j].tenant); it != index.end()) tenant_of_[j] = it->second;
+    }
+    ledger_.emplace(static_cast<int>(w_.tenants.size()), opt_.planning->fair_share.half_life_hours);
+  }
+
+  // What each tenant held during step s (its running jobs), for the fair-share factor.
+  void RecordUsage() {
+    std::vector<double> used(w_.tenants.size(), 0);
+    for (int j : running_) {
+      if (tenant_of_[j] >= 0) used[tenant_of_[j]] += Outcome(j).gpus;
+    }
+    ledger_->Add(w_.step_minutes / 60.0, used, w_.cluster.total_gpus());
+  }
+
+  double PlanningPriority(int j, int s) const {
+    const WorldJob& wj = w_.jobs[j];
+    if (!opt_.planning) return wj.priority;
+    const double waited_hours = std::max(0, s - wj.arrival_step) * (w_.step_minutes / 60.0);
+    const int t = tenant_of_[j];
+    const double fair_share =
+        t < 0 ? 1
+              : priority::FairShareFactor(ledger_->UsageFraction(t), share_[t],
+                                          opt_.planning->fair_share);
+    // The job's smallest forecast GPU-hours (the planner's view of its size).
+    double gpu_hours = 0;
+    for (const ResolvedShape& shape : r_.jobs[j].shapes) {
+      const double h = shape.gpus * shape.forecast_steps * (w_.step_minutes / 60.0);
+      gpu_hours = gpu_hours == 0 ? h : std::min(gpu_hours, h);
+    }
+    return priority::PlanningPriority(wj.priority, waited_hours, fair_share, *opt_.planning,
+                                      gpu_hours);
+  }
 
   void Retire(int s) {
     auto ended = [&](int j) {
@@ -176,6 +222,7 @@ class Run {
         job.running = RunningPlacement{*o.start_step - s, o.first_gpu};
         view_running_[p] = true;
       } else {
+        job.priority = PlanningPriority(j, s);
         for (const ResolvedShape& rs : rj.shapes) {
           job.shapes.push_back(Shape{rs.gpus, rs.forecast_steps});
         }
@@ -316,6 +363,10 @@ class Run {
   int plan_step_ = 0;
   std::vector<int> view_jobs_;      // plan job index -> world job
   std::vector<bool> view_running_;  // plan job index -> pinned (running) in that plan
+  // Planning priorities (only with opt_.planning).
+  std::vector<int> tenant_of_;  // world job -> tenant index, -1 without a tenant
+  std::vector<double> share_;   // tenant -> share as a fraction of the cluster
+  std::optional<priority::UsageLedger> ledger_;
 };
 
 }  // namespace
@@ -326,6 +377,11 @@ Result<SimRun> Simulate(const ResolvedWorld& resolved, Policy& policy, const Sim
                                          std::to_string(options.replan_every) + ")");
   }
   if (!(options.time_limit_s >= 0)) return FailInput("time_limit_s", "must be >= 0");
+  if (options.planning) {
+    if (auto ok = priority::ValidatePlanningOptions(*options.planning); !ok) {
+      return Fail(ok.error());
+    }
+  }
   Run run(*resolved.world, resolved, policy, options);
   return run.Go();
 }

@@ -9,7 +9,10 @@
 // job or a service at this step). A re-plan builds a scenario of the planner's view —
 //   * running jobs pinned on their blocks with their actual start and their forecast duration,
 //     extended to cover at least the current step when they have outlived it;
-//   * the queued jobs with their forecast durations (arrival steps relative, so <= 0);
+//   * the queued jobs with their forecast durations (arrival steps relative, so <= 0) and, when
+//     `planning` is set, their planning priority (priority/planning_priority.h: aging with the
+//     time waited, the tenant's fair share from a UsageLedger fed every committed step) in place
+//     of their base priority — the run's outcomes and every metric keep the base priority;
 //   * optionally (`arrivals_lookahead`) the jobs that will arrive inside the horizon;
 //   * each service's forecast demand over the horizon, `current_gpus` = what it held at the step
 //     before —
@@ -38,6 +41,7 @@
 #include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
 #include "ordo/policy/policy.h"
+#include "ordo/priority/planning_priority.h"
 #include "ordo/sim/world.h"
 
 namespace ordo::sim {
@@ -59,6 +63,9 @@ struct SimOptions {
   /// Passed to the policy at every decision.
   double time_limit_s = 0.05;
   uint64_t seed = 1;
+  /// Planning priorities for waiting jobs (aging, tenant fair share, wait bound); empty: the
+  /// planner is told base priorities. Checked by ValidatePlanningOptions (kInvalidInput).
+  std::optional<priority::PlanningOptions> planning;
   /// Runs CheckPlan on every plan; an illegal plan is an error (kInternal) naming the step.
   bool check_plans = true;
   /// Called after every step with (steps done, steps in all); for progress bars. May be empty.

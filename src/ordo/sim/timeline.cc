@@ -43,6 +43,20 @@ OJson MetricsObject(const PeriodMetrics& m) {
     }
   }
   o["wait_by_kind"] = std::move(by_kind);
+  OJson by_class;
+  for (int c = 0; c < kPriorityClasses; ++c) {
+    if (m.wait_by_class[c].jobs > 0) by_class[PriorityClassName(c)] = WaitJson(m.wait_by_class[c]);
+  }
+  o["wait_by_priority"] = std::move(by_class);
+  if (!m.tenants.empty()) {
+    OJson tenants = OJson::array();
+    for (const TenantUse& t : m.tenants) {
+      tenants.push_back({{"gpu_hours", Round(t.gpu_hours, 1e3)},
+                         {"demand_gpu_hours", Round(t.demand_gpu_hours, 1e3)},
+                         {"entitled_gpu_hours", Round(t.entitled_gpu_hours, 1e3)}});
+    }
+    o["tenants"] = std::move(tenants);
+  }
   o["decisions"] = m.decisions;
   o["plan_ms_mean"] = Round(m.plan_ms_mean, 1e3);
   o["plan_ms_p95"] = Round(m.plan_ms_p95, 1e3);

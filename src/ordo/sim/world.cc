@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "ordo/core/validate.h"
@@ -24,6 +26,7 @@ constexpr int kMaxDays = 366;
 constexpr double kMaxSigma = 5.0;
 constexpr double kMaxRate = 1e15;
 constexpr double kMaxMemoryGb = 1e6;
+constexpr int kMaxTenants = 10'000;
 
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -116,6 +119,36 @@ Result<void> ValidateWorld(const World& w) {
     }
   }
 
+  // Tenants: shares are nominal quotas, so together they may not promise more than the cluster.
+  std::unordered_map<std::string, size_t> tenant_of;
+  double shares_gpus = 0;
+  for (size_t t = 0; t < w.tenants.size(); ++t) {
+    const WorldTenant& tenant = w.tenants[t];
+    const std::string where = Index("tenants", t);
+    if (tenant.id.empty() || tenant.id.size() > static_cast<size_t>(Limits::kMaxIdLength)) {
+      return FailInput(where + ".id", "must be 1 to 256 characters");
+    }
+    if (!tenant_of.emplace(tenant.id, t).second) {
+      return FailInput(where + ".id", "\"" + tenant.id + "\" is not unique among tenants");
+    }
+    if (!std::isfinite(tenant.share) || tenant.share < 0) {
+      return FailInput(where + ".share", "must not be negative (got " +
+                                             std::to_string(tenant.share) + ")");
+    }
+    const int total = w.cluster.total_gpus();
+    shares_gpus += tenant.ShareFraction(total) * total;
+    if (shares_gpus > total + 1e-9) {
+      return FailInput(where + ".share", "the tenants' shares sum to " +
+                                             std::to_string(shares_gpus) +
+                                             " GPUs, above the cluster's " +
+                                             std::to_string(total));
+    }
+    if (tenant.max_priority &&
+        (!(*tenant.max_priority > 0) || *tenant.max_priority > Limits::kMaxPriority)) {
+      return FailInput(where + ".max_priority", "must be a number > 0 and <= 1e9");
+    }
+  }
+
   std::set<std::string> ids;
   for (const WorldService& s : w.services) ids.insert(s.id);
   for (size_t j = 0; j < w.jobs.size(); ++j) {
@@ -129,6 +162,19 @@ Result<void> ValidateWorld(const World& w) {
     }
     if (!(job.priority > 0) || job.priority > Limits::kMaxPriority) {
       return FailInput(where + ".priority", "must be a number > 0 and <= 1e9");
+    }
+    if (!job.tenant.empty()) {
+      auto it = tenant_of.find(job.tenant);
+      if (it == tenant_of.end()) {
+        return FailInput(where + ".tenant", "\"" + job.tenant + "\" is not in tenants");
+      }
+      const WorldTenant& tenant = w.tenants[it->second];
+      if (tenant.max_priority && job.priority > *tenant.max_priority) {
+        return FailInput(where + ".priority",
+                         "is above tenant " + tenant.id + "'s max_priority (" +
+                             std::to_string(job.priority) + " > " +
+                             std::to_string(*tenant.max_priority) + ")");
+      }
     }
     if (job.arrival_step < 0 || job.arrival_step > Limits::kMaxAbsStep) {
       return FailInput(where + ".arrival_step",
@@ -296,9 +342,11 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
   ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
   ORDO_SIM_CHECK(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
                               "forecast_duration_steps", "shapes", "gpu_type",
-                              "min_gpu_memory_gb"}));
+                              "min_gpu_memory_gb", "tenant"}));
   WorldJob job;
   ORDO_SIM_TRY(job.id, f.String("id", Limits::kMaxIdLength));
+  ORDO_SIM_TRY(auto tenant, f.MaybeString("tenant", Limits::kMaxIdLength));
+  job.tenant = tenant.value_or("");
   ORDO_SIM_TRY(std::string kind, f.String("kind", Limits::kMaxIdLength));
   const auto parsed = ParseJobKind(kind);
   if (!parsed) {
@@ -331,6 +379,31 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
     job.shapes.push_back(shape);
   }
   return job;
+}
+
+Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
+  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
+  ORDO_SIM_CHECK(f.AllowOnly({"id", "share", "max_priority"}));
+  WorldTenant tenant;
+  ORDO_SIM_TRY(tenant.id, f.String("id", Limits::kMaxIdLength));
+  if (const Json* share = f.Find("share")) {
+    if (share->is_string()) {
+      const std::string& text = share->get_ref<const std::string&>();
+      char* end = nullptr;
+      const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+      if (text.empty() || end == nullptr || std::string_view(end) != "%" ||
+          !std::isfinite(percent)) {
+        return FailInput(f.Path("share"), "must be a number of GPUs or a percentage such as "
+                                          "\"25%\" (got \"" + text + "\")");
+      }
+      tenant.share = percent;
+      tenant.share_is_percent = true;
+    } else {
+      ORDO_SIM_TRY(tenant.share, internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
+    }
+  }
+  ORDO_SIM_TRY(tenant.max_priority, f.MaybeNumber("max_priority", -1e9, 1e9));
+  return tenant;
 }
 
 Result<WorldService> ReadService(const Json& v, const std::string& path, int cluster_gpus) {
@@ -417,7 +490,7 @@ Result<World> ParseWorld(std::string_view text) {
   ORDO_SIM_TRY(Fields f, Fields::Of(doc, ""));
   ORDO_SIM_CHECK(f.AllowOnly({"version", "name", "description", "start_time", "step_minutes",
                               "horizon_steps", "days", "cluster", "objective", "duration_noise",
-                              "traffic_noise", "jobs", "services"}));
+                              "traffic_noise", "tenants", "jobs", "services"}));
   World w;
   ORDO_SIM_TRY(int64_t version, f.Int("version", 0, 1'000'000));
   if (version != kWorldFormatVersion) {
@@ -475,6 +548,16 @@ Result<World> ParseWorld(std::string_view text) {
     ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
     tn.seed = seed.value_or(1);
     w.traffic_noise = tn;
+  }
+  if (const Json* tenants = f.Find("tenants")) {
+    if (!tenants->is_array()) return FailInput("tenants", "must be a list");
+    if (tenants->size() > static_cast<size_t>(kMaxTenants)) {
+      return FailInput("tenants", "more than 10000 tenants");
+    }
+    for (size_t t = 0; t < tenants->size(); ++t) {
+      ORDO_SIM_TRY(WorldTenant tenant, ReadTenant((*tenants)[t], Index("tenants", t)));
+      w.tenants.push_back(std::move(tenant));
+    }
   }
   if (const Json* jobs = f.Find("jobs")) {
     if (!jobs->is_array()) return FailInput("jobs", "must be a list");
@@ -584,6 +667,21 @@ std::string WorldToJson(const World& w) {
                             {"seed", w.traffic_noise->seed},
                             {"planner_quantile", Number(w.traffic_noise->planner_quantile)}};
   }
+  if (!w.tenants.empty()) {
+    OJson tenants = OJson::array();
+    for (const WorldTenant& t : w.tenants) {
+      OJson o;
+      o["id"] = t.id;
+      if (t.share_is_percent) {
+        o["share"] = Number(t.share).dump() + "%";
+      } else {
+        o["share"] = Number(t.share);
+      }
+      if (t.max_priority) o["max_priority"] = Number(*t.max_priority);
+      tenants.push_back(std::move(o));
+    }
+    out["tenants"] = std::move(tenants);
+  }
   OJson jobs = OJson::array();
   for (const WorldJob& job : w.jobs) {
     OJson j;
@@ -591,6 +689,7 @@ std::string WorldToJson(const World& w) {
     j["kind"] = std::string(JobKindName(job.kind));
     j["priority"] = Number(job.priority);
     j["arrival_step"] = job.arrival_step;
+    if (!job.tenant.empty()) j["tenant"] = job.tenant;
     auto shape_fields = [](const WorldShape& s, OJson& o) {
       o["gpus"] = s.gpus;
       o["duration_steps"] = s.duration_steps;

@@ -38,6 +38,23 @@ struct WorldJob {
   int arrival_step = 0;
   std::vector<WorldShape> shapes;  // never empty; the first is what the baselines use
   GpuRequirement requirement;
+  std::string tenant;  // empty: no tenant (fair share does not apply)
+};
+
+/// A tenant with a share of the cluster (Kueue's nominal quota): when GPUs are contended a tenant
+/// below its share is served before one above it (priority/planning_priority.h); idle capacity is
+/// still lent to whoever has work. JSON `share`: a number of GPUs, or a percentage ("25%").
+struct WorldTenant {
+  std::string id;
+  double share = 0;                 // GPUs, or percent of the cluster when share_is_percent
+  bool share_is_percent = false;
+  std::optional<double> max_priority;  // a job of this tenant may not ask for more
+
+  /// The share as a fraction of a cluster of `total_gpus` GPUs.
+  [[nodiscard]] double ShareFraction(int total_gpus) const {
+    if (share_is_percent) return share / 100.0;
+    return total_gpus > 0 ? share / total_gpus : 0;
+  }
 };
 
 /// A forecaster in the loop (forecast/demand_forecaster.h): fitted on `history_rate` (the rates of
@@ -111,6 +128,7 @@ struct World {
   Objective objective;
   std::optional<DurationNoise> duration_noise;
   std::optional<TrafficNoise> traffic_noise;
+  std::vector<WorldTenant> tenants;
   std::vector<WorldJob> jobs;
   std::vector<WorldService> services;
 

@@ -117,5 +117,35 @@ TEST(WaitMetricsTest, ServicesOccupyAndRunningJobsNeverWait) {
   EXPECT_EQ(m.fragmented_gpu_steps, 2);  // the one free GPU at each step is in no free block of 2
 }
 
+// Waits on a plan counted by hand: 30-minute steps, horizon 10 steps (5 h). Jobs: a (priority 2,
+// queued 4 steps before the plan, starts at 2: 3 h), b (priority 5, arrives 1, starts 1: 0 h),
+// c (priority 9, arrives 0, starts 6: 3 h), d (priority 9, arrives 2, never started: 10 - 2 = 8
+// steps = 4 h), r (running: not counted).
+TEST(JobWaitsTest, MeanP95NeverStartedAndClasses) {
+  ScenarioBuilder b("waits");
+  b.Steps(10).StepMinutes(30).Group("n", 1, 8);
+  b.Job(MakeJob("a").Gpus(1).Duration(1).Priority(2).Arrival(-4));
+  b.Job(MakeJob("b").Gpus(1).Duration(1).Priority(5).Arrival(1));
+  b.Job(MakeJob("c").Gpus(1).Duration(1).Priority(9));
+  b.Job(MakeJob("d").Gpus(8).Duration(1).Priority(9).Arrival(2));
+  b.Job(MakeJob("r").Gpus(1).Duration(3).Priority(1).Running(-1, 7));
+  Plan plan;
+  plan.jobs = {At("a", 2, 0, 1, 1), At("b", 1, 1, 1, 1), At("c", 6, 2, 1, 1), Unstarted("d"),
+               At("r", -1, 7, 1, 3)};
+  const JobWaits w = ComputeJobWaits(b.Build(), plan);
+  EXPECT_EQ(w.all.jobs, 4);
+  EXPECT_EQ(w.all.never_started, 1);
+  EXPECT_DOUBLE_EQ(w.all.mean_hours, (3.0 + 0 + 3 + 4) / 4);
+  EXPECT_DOUBLE_EQ(w.all.p95_hours, 4);  // nearest rank: ceil(0.95 x 4) = 4th of 0, 3, 3, 4
+  EXPECT_EQ(w.by_class[0].jobs, 1);
+  EXPECT_DOUBLE_EQ(w.by_class[0].p95_hours, 3);
+  EXPECT_EQ(w.by_class[1].jobs, 1);
+  EXPECT_DOUBLE_EQ(w.by_class[1].mean_hours, 0);
+  EXPECT_EQ(w.by_class[2].jobs, 2);
+  EXPECT_EQ(w.by_class[2].never_started, 1);
+  EXPECT_DOUBLE_EQ(w.by_class[2].mean_hours, 3.5);
+  EXPECT_DOUBLE_EQ(w.by_class[2].p95_hours, 4);
+}
+
 }  // namespace
 }  // namespace ordo::report

@@ -33,8 +33,12 @@ BlockGrid::BlockGrid(const Cluster& cluster, int horizon_steps)
     tree.height = std::bit_width(static_cast<unsigned>(tree.size - 1));
     if (tree.size == 1) tree.height = 0;
     const int leaves = 1 << tree.height;
-    const size_t nodes = static_cast<size_t>(2) * leaves;
-    tree.and_masks.assign(tree.height + 1, std::vector<uint64_t>(nodes * words_, 0));
+    // Only nodes at or above level L keep a level-L mask, and in heap order they are the first
+    // 2^(height - L + 1): about four masks per leaf in all, not height + 1.
+    tree.and_masks.resize(tree.height + 1);
+    for (int l = 0; l <= tree.height; ++l) {
+      tree.and_masks[l].assign((static_cast<size_t>(2) << (tree.height - l)) * words_, 0);
+    }
     // Padding GPUs past the group's end are busy at every step of the horizon.
     for (int offset = tree.size; offset < leaves; ++offset) {
       SetInterval(Mask(tree, 0, leaves + offset), 0, horizon_);

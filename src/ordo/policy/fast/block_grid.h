@@ -12,7 +12,8 @@
 // if the group keeps enough GPUs for the services' reservation there (the "slack").
 //
 // Cost: Occupy is O(block size x levels + height x levels) words; FindEarliest visits the subtrees
-// its bound cannot exclude. Memory: (height + 1) x 2^(height + 1) step masks per group.
+// its bound cannot exclude. Memory: about 2^(height + 2) step masks per group (a node keeps one per
+// level at or below its own).
 #pragma once
 
 #include <cstdint>
@@ -64,7 +65,8 @@ class BlockGrid {
     int height = 0;  // the tree covers 2^height GPUs
     int size = 0;    // real GPUs in the group
     int gpus_per_node = 1;
-    // and_masks[L][node * words + w]: AND over the node's level-L sub-blocks (heap order, root 1).
+    // and_masks[L][node * words + w]: AND over the node's level-L sub-blocks (heap order, root 1;
+    // nodes at level L or above only).
     std::vector<std::vector<uint64_t>> and_masks;
     std::vector<int> slack;                      // per step: size - jobs - service reservation
     std::vector<std::vector<uint64_t>> low_slack;  // [L]: steps where slack < 2^L

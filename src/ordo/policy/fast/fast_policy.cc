@@ -1153,6 +1153,12 @@ class FastPolicy final : public Policy {
     result.reward = 0;
     result.placements.assign(s.jobs.size(), Placement{});
     for (size_t k = 0; k < order.size(); ++k) {
+      // A stop (not the deadline: the first pass always completes, so plans stay fixed by the
+      // input) ends even a pass; the jobs not reached stay unstarted, which is legal.
+      if (k % 64 == 0 && options_->stop != nullptr &&
+          options_->stop->load(std::memory_order_relaxed)) {
+        break;
+      }
       const int j = order[k];
       const Job& job = s.jobs[j];
       if (k < replay) {

@@ -186,7 +186,14 @@ class CountPlanner {
     const std::vector<int> floor = ServiceFloor(s_, i);
     const std::vector<int> ceiling = ServiceCeiling(s_, i);
     std::vector<int> lo(horizon), hi(horizon);
+    // No optimal curve holds more than the larger of its peak demand and its highest floor:
+    // clipping a curve there keeps every floor and churn limit, serves as much and holds less. So
+    // the states stop there, not at max_gpus (thousands on a large cluster, where the table of
+    // choices below would be T x max_gpus).
+    int clip = *std::max_element(floor.begin(), floor.end());
+    for (int t = 0; t < horizon; ++t) clip = std::max(clip, service.demand[t]);
     int top = 0;
+    int unclipped_top = 0;  // the weights below keep their values from before the clip
     for (int t = 0; t < horizon; ++t) {
       long long room = 0;
       for (int g : matching_[i]) room += remaining_[g][t];
@@ -194,12 +201,14 @@ class CountPlanner {
       hi[t] = static_cast<int>(std::min<long long>(ceiling[t], Held(i, t) + room));
       if (!cap_.empty() && cap_[i] >= 0) hi[t] = std::max(lo[t], std::min(hi[t], cap_[i]));
       ORDO_ASSERT(hi[t] >= lo[t]);
+      unclipped_top = std::max(unclipped_top, hi[t]);
+      hi[t] = std::min(hi[t], std::max(lo[t], clip));
       top = std::max(top, hi[t]);
     }
-    const long long churn = service.max_change_per_step.value_or(top + 1);
+    const long long churn = service.max_change_per_step.value_or(unclipped_top + 1);
     // Served demand first; one held GPU-step weighs less than any served unit over the horizon.
     const double kServed = 1.0;
-    const double kHeld = 1.0 / (2.0 * horizon * (top + 1));
+    const double kHeld = 1.0 / (2.0 * horizon * (unclipped_top + 1));
     const size_t width = static_cast<size_t>(top) + 1;
     std::vector<double> best(width, kNone), next(width, kNone);
     std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ordo/policy/full/decisions.h"
+#include "ordo/policy/full/model_size.h"
 #include "ordo/policy/full/pattern_model.h"
 #include "ordo/policy/full/pooled_model.h"
 
@@ -27,31 +28,47 @@ double TrivialBound(const Scenario& scenario) {
 }
 
 Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, double time_limit_s,
-                       const std::atomic<bool>* stop, const solver::MilpModel* pattern_model) {
+                       const std::atomic<bool>* stop, const solver::MilpModel* pattern_model,
+                       double memory_budget_bytes) {
   const auto started = std::chrono::steady_clock::now();
   const auto seconds_left = [&] {
     return std::max(0.0, time_limit_s - std::chrono::duration<double>(
                                             std::chrono::steady_clock::now() - started).count());
   };
+  if (BuildGridBytes(scenario) > memory_budget_bytes) {
+    return Fail(Error{ErrorCode::kUnavailable, "memory_budget_bytes",
+                      "the LP relaxations are too large for the memory budget"});
+  }
   const std::vector<uint8_t> blocked = BatchOccupancy(scenario, nullptr);
   solver::SolveParams params;
   params.stop = stop;
   // The pooled LP first: sparse, it solves in seconds even at thousands of GPUs, so there is
-  // always a bound. Then the tighter pattern LP, when small enough, in what time is left.
-  params.time_limit_s = seconds_left();
-  auto pooled =
-      backend.SolveLpRelaxation(PooledModel(scenario, blocked, /*integer=*/false).milp(), params);
-  if (!pooled) return Fail(pooled.error());
+  // a bound whenever it fits the memory budget. Then the tighter pattern LP, when small enough,
+  // in what time is left.
   std::optional<double> bound;
-  if (pooled->status == solver::ModelStatus::kOptimal) bound = pooled->objective;
-  std::string tried = "the pooled LP: " + std::string(solver::ModelStatusName(pooled->status));
+  std::string tried = "the pooled LP: ";
+  if (BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= memory_budget_bytes) {
+    params.time_limit_s = seconds_left();
+    auto pooled =
+        backend.SolveLpRelaxation(PooledModel(scenario, blocked, /*integer=*/false).milp(), params);
+    if (!pooled) return Fail(pooled.error());
+    if (pooled->status == solver::ModelStatus::kOptimal) bound = pooled->objective;
+    tried += solver::ModelStatusName(pooled->status);
+  } else {
+    tried += "too large for the memory budget";
+  }
 
   std::optional<PatternModel> built;
-  if (pattern_model == nullptr && seconds_left() > 0 &&
-      CountPatterns(scenario, WholeProblem(scenario), blocked, kMaxPatternLpColumns) <=
-          kMaxPatternLpColumns) {
-    built.emplace(scenario, WholeProblem(scenario), blocked, RunningReward(scenario));
-    pattern_model = &built->milp();
+  if (pattern_model == nullptr && seconds_left() > 0) {
+    const BlockedIndex index(scenario, blocked);
+    const ModelSize size =
+        PatternModelSize(scenario, WholeProblem(scenario), index, kMaxPatternLpColumns);
+    if (size.columns - ServicePartSize(scenario).columns <= kMaxPatternLpColumns &&
+        size.nonzeros <= 4.0 * kMaxPatternLpNonzeros &&
+        BuildAndSolveBytes(scenario, size) <= memory_budget_bytes) {
+      built.emplace(scenario, WholeProblem(scenario), blocked, RunningReward(scenario));
+      pattern_model = &built->milp();
+    }
   }
   if (pattern_model != nullptr && pattern_model->num_nonzeros() <= kMaxPatternLpNonzeros &&
       seconds_left() > 0) {

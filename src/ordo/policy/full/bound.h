@@ -20,11 +20,13 @@ inline constexpr int64_t kMaxPatternLpNonzeros = 1'000'000;
 /// per (job, shape, start, node group), a capacity row per (group, step) instead of per-GPU
 /// cliques, far sparser, solved first — then, when within the sizes above and time is left, of the
 /// pattern model itself; the tighter of those solved. Both relax the exact MILP, so both bound it.
-/// `pattern_model`, when given, is the whole pattern model already built. kUnavailable when no LP
-/// is solved within the time.
+/// `pattern_model`, when given, is the whole pattern model already built. A model whose estimate
+/// (model_size.h) is over `memory_budget_bytes` is not built. kUnavailable when no LP is solved
+/// within the time and the budget.
 [[nodiscard]] Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend,
                                      double time_limit_s, const std::atomic<bool>* stop = nullptr,
-                                     const solver::MilpModel* pattern_model = nullptr);
+                                     const solver::MilpModel* pattern_model = nullptr,
+                                     double memory_budget_bytes = 1e300);
 
 /// A bound that needs no solver: running jobs' reward plus, for every other job, the most any one
 /// of its placements could earn; no penalty. Loose, but always available.

@@ -55,6 +55,9 @@ struct FullModeStats {
   std::string pooled_status;  // whole path: the pooled model's status ("" when not solved)
   double pooled_bound = std::numeric_limits<double>::quiet_NaN();
   bool packed = false;  // the pooled optimum was packed into blocks whole (so it is optimal)
+  /// A model the algorithm would have built was over the memory budget and skipped
+  /// (metrics.solver.status "model_too_large" unless the plan is proven optimal anyway).
+  bool too_large = false;
   LnsStats lns;
 };
 

@@ -43,6 +43,7 @@
 #include "ordo/policy/full/full_mode.h"
 #include "ordo/policy/full/greedy_start.h"
 #include "ordo/policy/full/lns.h"
+#include "ordo/policy/full/model_size.h"
 #include "ordo/policy/full/pattern_model.h"
 #include "ordo/policy/full/pooled_model.h"
 #include "ordo/solver/milp_backend.h"
@@ -58,6 +59,9 @@ constexpr std::string_view kName = "ordo-full";
 // Relative gap at which CBC may call a solution optimal: far below any difference that matters,
 // above the noise of its floating-point bound.
 constexpr double kRelativeGap = 1e-7;
+// Seconds per GPU-step that realising, checking and measuring a plan take at the end (about 0.6 s
+// at the largest scenario the limits allow, in an optimised build), set aside from the search.
+constexpr double kFinishSecondsPerGpuStep = 1e-8;
 
 double SecondsLeft(Clock::time_point deadline) {
   return std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
@@ -82,13 +86,18 @@ bool PlanKeeps(const Scenario& scenario, const Plan& plan,
   return !promises || KeepsPromises(ComputeMetrics(scenario, plan), *promises);
 }
 
-/// The better of fast mode's plan (given `fast_seconds`) and the simple greedy, a plan that keeps
+/// The better of fast mode's plan (given `fast_seconds`) and the simple greedy (given
+/// `greedy_seconds`; cut there, it leaves the rest of the jobs unstarted), a plan that keeps
 /// `promises` before one that does not. Either is checked before it is trusted; fast mode failing
 /// or erring leaves the greedy.
 WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, double fast_seconds,
-                        const std::optional<Promises>& promises) {
+                        double greedy_seconds, const std::optional<Promises>& promises) {
   WarmStart warm;
-  warm.decisions = full::GreedyDecisions(scenario);
+  warm.decisions = full::GreedyDecisions(
+      scenario,
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(greedy_seconds)),
+      options.stop);
   warm.plan = full::Realize(scenario, warm.decisions, kName);
   warm.objective = ComputeObjective(scenario, warm.plan);
   warm.source = "greedy";
@@ -192,44 +201,79 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   auto backend = solver::MakeMilpBackend("cbc");
   if (!backend) return Fail(backend.error());
   FullModeStats local;
+  const double budget = static_cast<double>(options.memory_budget_bytes);
+  // Realising, checking and measuring the plan at the end is linear in the GPU-steps and cannot
+  // stop early: the search ends soon enough to leave it that time.
+  const double gpu_steps =
+      static_cast<double>(scenario.cluster.total_gpus()) * scenario.horizon_steps;
+  const double finish_s = std::min(0.2 * limit, kFinishSecondsPerGpuStep * gpu_steps);
+  const Clock::time_point search_deadline =
+      deadline - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(finish_s));
 
   // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
-  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit, config.promises);
+  // The greedy is microseconds on small inputs; a tenth of the time bounds it on huge ones.
+  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit, 0.1 * limit, config.promises);
   local.warm_objective = warm.objective;
   local.warm_source = warm.source;
-  const std::vector<uint8_t> running = BatchOccupancy(scenario, nullptr);
+  const auto stopped = [&] { return options.stop != nullptr && options.stop->load(); };
+
+  // Sizes first, from the scenario: nothing is built that the memory budget cannot hold.
+  const bool grids_fit = BuildGridBytes(scenario) <= budget;
+  std::vector<uint8_t> running;
   const Window whole = WholeProblem(scenario);
-  local.columns = CountPatterns(scenario, whole, running, config.max_whole_columns);
+  ModelSize whole_size;
+  if (grids_fit && !stopped() && Clock::now() < search_deadline) {
+    running = BatchOccupancy(scenario, nullptr);
+    whole_size = PatternModelSize(scenario, whole, BlockedIndex(scenario, running),
+                                  config.max_whole_columns);
+    local.columns =
+        static_cast<int64_t>(whole_size.columns - ServicePartSize(scenario).columns);
+  } else {
+    local.columns = config.max_whole_columns + 1;
+    local.too_large = !grids_fit;
+  }
+  const bool pooled_fits =
+      grids_fit && BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= budget;
+  // Past the whole model's size, the bound comes from the pooled LP: without it, the status says
+  // the model was too large even when no time was left to try.
+  if (local.columns > config.max_whole_columns && !pooled_fits) local.too_large = true;
 
   std::optional<Decisions> improved;
   bool proven = false;
   double bound = std::numeric_limits<double>::quiet_NaN();
   long long nodes = 0;
   // The whole model when CBC can get through its root LP with time to spare: few enough columns
-  // and, since the pattern LP is dense, few enough non-zeros for the time limit.
+  // and, since the pattern LP is dense, few enough non-zeros for the time limit; and when it fits
+  // the memory budget.
   std::optional<PatternModel> model;
   if (local.columns <= config.max_whole_columns) {
-    model.emplace(scenario, whole, running, RunningReward(scenario),
-                  config.promises ? &*config.promises : nullptr);
-    local.nonzeros = model->milp().num_nonzeros();
-    local.whole = static_cast<double>(local.nonzeros) <=
-                  std::min(config.max_whole_nonzeros,
-                           config.whole_nonzeros_per_second * std::max(limit, 1.0));
+    if (BuildAndSolveBytes(scenario, whole_size) > budget) {
+      local.too_large = true;
+    } else if (!stopped() && Clock::now() < search_deadline) {
+      model.emplace(scenario, whole, running, RunningReward(scenario),
+                    config.promises ? &*config.promises : nullptr);
+      local.nonzeros = model->milp().num_nonzeros();
+      local.whole = static_cast<double>(local.nonzeros) <=
+                    std::min(config.max_whole_nonzeros,
+                             config.whole_nonzeros_per_second * std::max(limit, 1.0));
+    }
   }
   if (config.promises && !local.whole) {
     return FailInput("promises", "the model is too large to solve whole within the time limit");
   }
   if (local.whole) {
     const Promises* promises = config.promises ? &*config.promises : nullptr;
-    const Pooled pooled = SolvePooled(scenario, warm.decisions, promises, running, **backend,
-                                      config, options, deadline, local);
+    const Pooled pooled = pooled_fits ? SolvePooled(scenario, warm.decisions, promises, running,
+                                                    **backend, config, options, search_deadline,
+                                                    local)
+                                      : Pooled{};
     if (pooled.packed && (Better(pooled.objective, warm.objective) || !warm.keeps)) {
       improved = pooled.packed;
     }
     solver::SolveParams params;
     const bool alone = static_cast<double>(local.nonzeros) <= config.whole_alone_nonzeros ||
                        config.promises.has_value();
-    params.time_limit_s = (alone ? 1.0 : config.whole_share) * SecondsLeft(deadline);
+    params.time_limit_s = (alone ? 1.0 : config.whole_share) * SecondsLeft(search_deadline);
     params.relative_gap = kRelativeGap;
     params.known_bound = pooled.bound;
     params.mip_start = model->ToColumns(improved ? *improved : warm.decisions);
@@ -252,27 +296,30 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     // Not proven in its share of the time: LNS improves CBC's incumbent in the rest (CBC keeps
     // the bound). Below the share, CBC had everything it needed.
     model.reset();
-    if (!proven && SecondsLeft(deadline) > 0 &&
-        !(options.stop != nullptr && options.stop->load())) {
+    if (!proven && SecondsLeft(search_deadline) > 0 && !stopped()) {
       LnsOptions lns = config.lns;
-      lns.deadline = deadline;
+      lns.deadline = search_deadline;
+      lns.memory_budget_bytes = budget;
       lns.stop = options.stop;
       lns.seed = options.seed;
       improved = ImproveByLns(scenario, improved ? *improved : warm.decisions, **backend, lns,
                               &local.lns);
     }
-  } else {
-    if (auto lp = LpBound(scenario, **backend, config.lp_bound_share * SecondsLeft(deadline),
-                          options.stop, model ? &model->milp() : nullptr)) {
+  } else if (!stopped() && SecondsLeft(search_deadline) > 0) {
+    if (auto lp = LpBound(scenario, **backend, config.lp_bound_share * SecondsLeft(search_deadline),
+                          options.stop, model ? &model->milp() : nullptr, budget)) {
       bound = *lp;
       local.lp_bound = true;
     }
     model.reset();
+    running = {};
     LnsOptions lns = config.lns;
-    lns.deadline = deadline;
+    lns.deadline = search_deadline;
     lns.stop = options.stop;
     lns.seed = options.seed;
+    lns.memory_budget_bytes = budget;
     improved = ImproveByLns(scenario, warm.decisions, **backend, lns, &local.lns);
+    if (local.lns.too_large) local.too_large = true;
   }
 
   Plan plan;
@@ -298,7 +345,9 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   bound = std::max(bound, objective);
   SolverReport report;
   report.gap = solver::RelativeGap(objective, bound);
-  report.status = proven || report.gap <= kRelativeGap ? "optimal" : "feasible";
+  report.status = proven || report.gap <= kRelativeGap ? "optimal"
+                  : local.too_large                    ? "model_too_large"
+                                                       : "feasible";
   report.best_bound = bound;
   report.nodes = nodes;
   plan.metrics.solver = report;

@@ -84,7 +84,12 @@ std::vector<std::vector<std::vector<int>>> GreedyServiceCounts(
   return counts;
 }
 
-Decisions GreedyDecisions(const Scenario& scenario) {
+Decisions GreedyDecisions(const Scenario& scenario, std::chrono::steady_clock::time_point deadline,
+                          const std::atomic<bool>* stop) {
+  const auto stopped = [&] {
+    return std::chrono::steady_clock::now() >= deadline ||
+           (stop != nullptr && stop->load(std::memory_order_relaxed));
+  };
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
   Decisions d = EmptyDecisions(scenario);
@@ -124,14 +129,21 @@ Decisions GreedyDecisions(const Scenario& scenario) {
     if (x.priority != y.priority) return x.priority > y.priority;
     return x.arrival_step < y.arrival_step;
   });
+  bool cut = false;
   for (int j : order) {
+    if (cut || stopped()) break;
     const Job& job = scenario.jobs[j];
     std::optional<Placement> best;
     double best_reward = 0;
-    for (int k = 0; k < static_cast<int>(job.shapes.size()); ++k) {
+    for (int k = 0; k < static_cast<int>(job.shapes.size()) && !cut; ++k) {
       const Shape& shape = job.shapes[k];
       bool placed = false;
       for (int s = std::max(0, job.arrival_step); s < steps && !placed; ++s) {
+        // A job that fits nowhere scans every start and block: the clock is read every 64 starts.
+        if (s % 64 == 0 && stopped()) {
+          cut = true;
+          break;
+        }
         const int to = std::min(steps, s + shape.duration_steps);
         cluster.ForEachBlock(shape.gpus, job.requirement, [&](int first_gpu) {
           if (placed || !free(first_gpu, shape.gpus, s, to)) return;
@@ -144,7 +156,7 @@ Decisions GreedyDecisions(const Scenario& scenario) {
         });
       }
     }
-    if (!best) continue;
+    if (!best || cut) continue;
     d.jobs[j] = best;
     const Shape& shape = job.shapes[best->shape];
     const int to = std::min(steps, best->start + shape.duration_steps);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ordo/policy/full/model_size.h"
 #include "ordo/policy/full/pattern_model.h"
 
 namespace ordo::policy::full {
@@ -76,9 +77,25 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     return Clock::now() >= options.deadline ||
            (options.stop != nullptr && options.stop->load(std::memory_order_relaxed));
   };
+  // Every neighbourhood holds grids over all GPU-steps (two occupancies, two prefix indexes, the
+  // cover index) and the services over the whole horizon, whatever its size.
+  const double fixed_bytes = BuildGridBytes(scenario) +
+                             5.0 * scenario.cluster.total_gpus() * steps +
+                             ModelBytes(ServicePartSize(scenario));
+  if (fixed_bytes > options.memory_budget_bytes) {
+    local.too_large = true;
+    candidates.clear();
+  }
+  // Building a neighbourhood is not interruptible: one is begun only while the time left covers
+  // the longest build so far.
+  double longest_build_s = 0;
   for (int iteration = 0; !candidates.empty(); ++iteration) {
     if (options.max_iterations >= 0 && iteration >= options.max_iterations) break;
     if (stopped()) break;
+    if (std::chrono::duration<double>(options.deadline - Clock::now()).count() < longest_build_s) {
+      break;
+    }
+    const Clock::time_point iteration_started = Clock::now();
     ++local.iterations;
 
     // 1. Where: a group, an aligned range of it, a window of start steps. Half the time around a
@@ -206,12 +223,19 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     const BlockedIndex loose(scenario, BatchOccupancy(scenario, &best, &freed));
     window.jobs.clear();
     int64_t columns = 0;
+    double nonzeros = 0;
+    const double model_budget = options.memory_budget_bytes - fixed_bytes;
     Window one = window;
     const auto try_add = [&](int j) {
       one.jobs = {j};
-      const int64_t n = CountPatterns(scenario, one, loose, static_cast<int64_t>(target));
+      double job_nonzeros = 0;
+      const int64_t n =
+          CountPatterns(scenario, one, loose, static_cast<int64_t>(target), &job_nonzeros);
       if (n == 0 || columns + n > target) return false;
+      const ModelSize batch{static_cast<double>(columns + n), 0, nonzeros + job_nonzeros};
+      if (ModelBytes(batch) > model_budget) return false;
       columns += n;
+      nonzeros += job_nonzeros;
       window.jobs.push_back(j);
       return true;
     };
@@ -259,6 +283,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
         std::chrono::duration<double>(options.deadline - Clock::now()).count());
     if (params.time_limit_s <= 0) break;
     const Clock::time_point solve_started = Clock::now();
+    longest_build_s = std::max(
+        longest_build_s, std::chrono::duration<double>(solve_started - iteration_started).count());
     auto result = backend.Solve(model.milp(), params);
     local.solve_seconds += std::chrono::duration<double>(Clock::now() - solve_started).count();
     local.columns += model.num_patterns();

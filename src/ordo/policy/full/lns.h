@@ -41,6 +41,10 @@ struct LnsOptions {
   /// Share of neighbourhoods built around a job that earns less than it could (the rest are
   /// placed at random).
   double focus_share = 0.9;
+  /// Bytes one neighbourhood may take to build and solve (model_size.h); a neighbourhood over it
+  /// is shrunk, and when even the part every neighbourhood holds (grids over all GPU-steps, the
+  /// services over the horizon) is over it, no neighbourhood is tried.
+  double memory_budget_bytes = 1e300;
 };
 
 struct LnsStats {
@@ -51,6 +55,7 @@ struct LnsStats {
   double solve_seconds = 0;       // wall time inside CBC
   double start_objective = 0;
   double objective = 0;
+  bool too_large = false;  // the fixed part of a neighbourhood is over the memory budget
 };
 
 /// Improves `start` (legal decisions for a validated scenario) and returns the best decisions

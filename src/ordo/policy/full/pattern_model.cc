@@ -187,6 +187,24 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window, const Bloc
   return count;
 }
 
+int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
+                      int64_t stop_above, double* nonzeros) {
+  const int steps = scenario.horizon_steps;
+  int64_t count = 0;
+  for (int j : window.jobs) {
+    const Job& job = scenario.jobs[j];
+    if (!ForEachJobPattern(scenario, window, index, j, [&](int k, int s, int) {
+          const Shape& shape = job.shapes[k];
+          const int runs = std::min(steps, s + shape.duration_steps) - s;
+          *nonzeros += 1 + static_cast<double>(shape.gpus + 1) * runs;
+          return ++count <= stop_above;
+        })) {
+      break;
+    }
+  }
+  return count;
+}
+
 PatternModel::PatternModel(const Scenario& scenario, const Window& window,
                            const std::vector<uint8_t>& blocked, double fixed_reward,
                            const Promises* promises)

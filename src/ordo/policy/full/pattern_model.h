@@ -95,6 +95,10 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window,
                       const std::vector<uint8_t>& blocked, int64_t stop_above = INT64_MAX);
 int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
                       int64_t stop_above = INT64_MAX);
+/// As above, also adding to `*nonzeros` a bound on each counted pattern's non-zeros: its
+/// assignment row, plus per step it runs inside the horizon one clique per GPU and a capacity row.
+int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
+                      int64_t stop_above, double* nonzeros);
 
 class PatternModel {
  public:

@@ -1,6 +1,8 @@
 #include "ordo/service/store/sqlite.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -10,7 +12,16 @@ Result<Db> Db::Open(const std::string& path, bool create, bool read_only) {
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_NOMUTEX;  // one connection per thread (see the header)
   flags |= read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-  if (create && !read_only) flags |= SQLITE_OPEN_CREATE;
+  if (create && !read_only) {
+    flags |= SQLITE_OPEN_CREATE;
+    // SQLite would create the file 0644 (less the umask), readable by every local user, and gives
+    // its -wal and -shm files the database's mode: created here first, 0600, all three are the
+    // owner's alone. An existing file keeps its mode.
+    if (!path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd >= 0) ::close(fd);
+    }
+  }
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);

@@ -168,9 +168,10 @@ std::vector<double> CleanSolution(const MilpModel& model, const double* values) 
   return x;
 }
 
-/// Serialises CbcMain0/CbcMain1 across threads: CbcSolver.cpp keeps file-level state.
-std::mutex& DriverMutex() {
-  static std::mutex mutex;
+/// Serialises CbcMain0/CbcMain1 across threads: CbcSolver.cpp keeps file-level state. Timed, so
+/// that a solve waiting behind another one still ends at its own deadline or stop.
+std::timed_mutex& DriverMutex() {
+  static std::timed_mutex mutex;
   return mutex;
 }
 
@@ -380,7 +381,26 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     CbcSolverUsefulData driver_data;
     driver_data.noPrinting_ = true;
     driver_data.useSignalHandler_ = false;
-    std::lock_guard<std::mutex> driver_lock(DriverMutex());
+    std::unique_lock<std::timed_mutex> driver_lock(DriverMutex(), std::defer_lock);
+    while (!driver_lock.try_lock_for(std::chrono::milliseconds(20))) {
+      if (Clock::now() >= deadline || (params.stop != nullptr && params.stop->load())) break;
+    }
+    if (!driver_lock.owns_lock()) {
+      // Another solve held CBC's driver past this one's deadline (or the stop came first): the
+      // root LP's bound and the start are all there is.
+      result.status = start.empty() ? ModelStatus::kNoSolutionAtLimit
+                                    : ModelStatus::kFeasibleAtLimit;
+      result.best_bound = root_bound;
+      if (!start.empty()) {
+        result.solution = start;
+        result.objective = model.ObjectiveValue(start);
+        result.mip_start_accepted = true;
+        result.gap = RelativeGap(result.objective, result.best_bound);
+      }
+      if (std::isfinite(params.known_bound)) TakeKnownBound(model, params, result);
+      result.log = std::move(log);
+      return result;
+    }
     CbcMain0(cbc, driver_data);
     cbc.passInMessageHandler(&handler);
     cbc.solver()->passInMessageHandler(&handler);

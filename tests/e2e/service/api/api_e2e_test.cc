@@ -97,7 +97,7 @@ TEST_F(ServeTest, SubmitPlanAdvanceCancel) {
   EXPECT_EQ(advanced["next_step"], 1);
   view = GetJob(kTokenA, id);
   EXPECT_EQ(view["state"], "running");
-  EXPECT_EQ(view["planned_start_step"], -1);  // it started at the step now running
+  EXPECT_EQ(view["planned_start_step"], 0);  // absolute: it started at step 0, now running
   Response committed = server_.Get("/v1/plan/committed", kTokenA);
   ASSERT_EQ(committed.status, 200) << committed.body;
   EXPECT_EQ(committed.json()["step"], 0);
@@ -128,7 +128,7 @@ TEST_F(ServeTest, WaitingJobsGetPlannedStartsAndReasons) {
   EXPECT_EQ(first["state"], "running");
   ASSERT_FALSE(second["planned_start_step"].is_null()) << second.dump();
   ASSERT_FALSE(third["planned_start_step"].is_null()) << third.dump();
-  EXPECT_GE(second["planned_start_step"].get<int>(), 2);  // after `first` ends
+  EXPECT_GE(second["planned_start_step"].get<int>(), 3);  // absolute: after `first` ends
   EXPECT_GE(third["planned_start_step"].get<int>(), second["planned_start_step"].get<int>() + 3);
   EXPECT_NE(second["reason"], "none") << second.dump();
   EXPECT_NE(second["reason"], "planning") << second.dump();
@@ -206,8 +206,9 @@ TEST_F(ServeTest, MissingOrWrongTokenIs401) {
     EXPECT_EQ(wrong.status, 401) << method << " " << path;
   }
   // The scheme must be Bearer.
-  httplib::Client client = server_.Client();
-  auto basic = client.Get("/v1/health", {{"Authorization", std::string("Basic ") + kAdminToken}});
+  HttpConnection client = server_.Connect();
+  auto basic = client.Request("GET", "/v1/health",
+                              {{"Authorization", std::string("Basic ") + kAdminToken}}, "");
   ASSERT_TRUE(basic);
   EXPECT_EQ(basic->status, 401);
   // Metrics are for the admin.
@@ -445,8 +446,9 @@ TEST_F(ServeTest, MetricsInPrometheusText) {
   for (const char* line :
        {"ordo_jobs_submitted_total{tenant=\"a\"} 2", "ordo_jobs_submitted_total{tenant=\"b\"} 1",
         "ordo_jobs{state=\"running\"} 3", "# TYPE ordo_planning_seconds histogram",
-        "ordo_queue_length{kind=\"training\"} 0", "ordo_utilization 0.75",
-        "ordo_realtime_unmet_gpus 0", "# TYPE ordo_store_commit_seconds histogram"}) {
+        "ordo_queue_length{kind=\"training\"} 0", "ordo_utilization_ratio 0.75",
+        "ordo_realtime_unmet_gpus 0", "# TYPE ordo_store_commit_seconds histogram",
+        "# TYPE ordo_build_info gauge"}) {
     EXPECT_NE(text.find(line), std::string::npos) << "missing \"" << line << "\" in\n" << text;
   }
   // Every sample line is `name{labels} value`: a parser's minimum.
@@ -477,9 +479,9 @@ TEST_F(ServeTest, RestartResumesWhereItStopped) {
   const json health_before = server_.Get("/v1/health", kAdminToken).json();
   const json history_before = server_.Get("/v1/plan/history?from=0&to=10", kAdminToken).json();
   // SIGTERM is a clean exit, and an idle keep-alive connection does not hold it up for long.
-  httplib::Client idle = server_.Client();
-  idle.set_keep_alive(true);
-  ASSERT_TRUE(idle.Get("/v1/health", {{"Authorization", std::string("Bearer ") + kAdminToken}}));
+  HttpConnection idle = server_.Connect();
+  ASSERT_TRUE(
+      idle.Request("GET", "/v1/health", {{"Authorization", std::string("Bearer ") + kAdminToken}}, ""));
   const auto stopping = std::chrono::steady_clock::now();
   EXPECT_EQ(server_.Terminate(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(15));

@@ -107,6 +107,28 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   EXPECT_NE(dom.find("data-service-id=\"chat\""), std::string::npos);
   EXPECT_NE(dom.find("GPU by time chart"), std::string::npos);
 
+  // One clock: each pending job's row shows the absolute step the API gives (after the advance,
+  // absolute and relative differ by 2), with its UTC time; "in N steps" only beside it.
+  int pending_rows = 0;
+  for (const json& job : list.json()["jobs"]) {
+    if (job["state"] != "pending" || job["planned_start_step"].is_null()) continue;
+    const size_t at =
+        dom.find("<tr class=\"pending\" data-job-id=\"" + job["id"].get<std::string>() + "\"");
+    ASSERT_NE(at, std::string::npos) << job["id"];
+    const std::string row = dom.substr(at, dom.find("</tr>", at) - at);
+    const int64_t step = job["planned_start_step"].get<int64_t>();
+    const int64_t in = job["planned_start_in_steps"].get<int64_t>();
+    EXPECT_EQ(step - in, 2) << "planned_start_step must be absolute: " << job.dump();
+    EXPECT_NE(row.find("step " + std::to_string(step) + " · "), std::string::npos) << row;
+    if (in > 0) {
+      EXPECT_NE(row.find("(in " + std::to_string(in) + (in == 1 ? " step)" : " steps)")),
+                std::string::npos)
+          << row;
+    }
+    ++pending_rows;
+  }
+  EXPECT_GT(pending_rows, 0) << "no pending job to check the clock on";
+
   // A tenant's view holds its own jobs and none of the other tenant's.
   const std::string tenant_dom =
       RunChromium(chromium, dir, "--dump-dom", base + "#token=" + kTokenB);
@@ -115,7 +137,12 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   for (const std::string& id : ids) {
     const bool mine = id.rfind("speech-", 0) == 0;
     EXPECT_EQ(tenant_dom.find("data-job-id=\"" + id + "\"") != std::string::npos, mine) << id;
+    // Nowhere in the page: not in a row, a title, a reason or a message.
+    if (!mine) EXPECT_EQ(tenant_dom.find(id), std::string::npos) << id << " leaks to tenant b";
   }
+  const std::filesystem::path tenant_png = dir / "dashboard-tenant-b.png";
+  RunChromium(chromium, dir, "--screenshot=" + tenant_png.string(), base + "#token=" + kTokenB);
+  EXPECT_TRUE(std::filesystem::exists(tenant_png)) << "no screenshot at " << tenant_png;
 
   // The screenshot, kept as the test's artifact.
   const std::filesystem::path png = dir / "dashboard.png";

@@ -9,7 +9,6 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -24,6 +23,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/e2e/service/support/http_client.h"
 
 namespace ordo::testing::e2e {
 
@@ -143,13 +144,8 @@ class ServerProcess {
     return s.str();
   }
 
-  httplib::Client Client() const {
-    httplib::Client client("127.0.0.1", port_);
-    client.set_connection_timeout(10);
-    client.set_read_timeout(60);
-    client.set_write_timeout(60);
-    return client;
-  }
+  /// A new connection to the server (kept alive across its requests).
+  HttpConnection Connect(double timeout_s = 60) const { return HttpConnection(port_, timeout_s); }
 
   Response Get(const std::string& path, const char* token) const {
     return Call("GET", path, token, "");
@@ -166,15 +162,12 @@ class ServerProcess {
 
   Response Call(const std::string& method, const std::string& path, const char* token,
                 const std::string& body) const {
-    httplib::Client client = Client();
-    httplib::Headers headers;
-    if (token != nullptr) headers.emplace("Authorization", std::string("Bearer ") + token);
-    httplib::Result result = [&] {
-      if (method == "GET") return client.Get(path, headers);
-      if (method == "POST") return client.Post(path, headers, body, "application/json");
-      if (method == "PUT") return client.Put(path, headers, body, "application/json");
-      return client.Delete(path, headers);
-    }();
+    HttpConnection connection = Connect();
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (token != nullptr) headers.emplace_back("Authorization", std::string("Bearer ") + token);
+    std::optional<RawResponse> result =
+        connection.Request(method, path, headers, method == "GET" || method == "DELETE" ? "" : body,
+                           /*close=*/true);
     if (!result) return {};
     return {result->status, result->body, nlohmann::json::parse(result->body, nullptr, false)};
   }

@@ -1,0 +1,87 @@
+// `ordo simulate` on a small world: waits by priority class and per-tenant tables in its output,
+// and bad planning-priority or tenant configuration exits 2 naming the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/cli_runner.h"
+
+namespace ordo::testing {
+namespace {
+
+// One 8-GPU node, one day of hourly steps, two tenants of 4 GPUs each.
+nlohmann::json TwoTenantWorld() {
+  nlohmann::json w = {
+      {"version", 1},
+      {"name", "two-tenants"},
+      {"step_minutes", 60},
+      {"horizon_steps", 6},
+      {"days", 1},
+      {"cluster", {{"node_groups", {{{"name", "g"}, {"nodes", 1}, {"gpus_per_node", 8}}}}}},
+      {"tenants", {{{"id", "a"}, {"share", 4}}, {{"id", "b"}, {"share", "50%"}, {"max_priority", 9}}}},
+      {"jobs", nlohmann::json::array()}};
+  for (int k = 0; k < 6; ++k) {
+    w["jobs"].push_back({{"id", "j" + std::to_string(k)},
+                         {"kind", "training"},
+                         {"priority", 1 + 3 * (k % 3)},
+                         {"arrival_step", k},
+                         {"gpus", 4},
+                         {"duration_steps", 3},
+                         {"tenant", k % 2 == 0 ? "a" : "b"}});
+  }
+  return w;
+}
+
+TEST(SimulateCommandTest, PrintsWaitsByPriorityClassAndTenantUse) {
+  TempDir dir;
+  WriteWhole(dir.File("w.json"), TwoTenantWorld().dump());
+  const CliResult r =
+      RunOrdo({"simulate", dir.File("w.json"), "--policies", "reactive,ordo", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("prio 8-10 p95 h"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("min(demand, share) GPU-h"), std::string::npos) << r.out;
+  const CliResult j = RunOrdo(
+      {"simulate", dir.File("w.json"), "--policies", "ordo", "--quiet", "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  const nlohmann::json& total = doc["runs"][0]["total"];
+  int jobs = 0;
+  // Priorities 1, 4, 7, 1, 4, 7: classes 1-3 and 4-7 only (an empty class is left out).
+  const nlohmann::json& classes = total["wait_by_priority"];
+  EXPECT_FALSE(classes.contains("8-10"));
+  for (const char* c : {"1-3", "4-7"}) {
+    ASSERT_TRUE(classes.contains(c)) << classes.dump();
+    jobs += classes[c]["jobs"].get<int>();
+  }
+  EXPECT_EQ(jobs, 6);
+  ASSERT_EQ(total["tenants"].size(), 2u);
+}
+
+TEST(SimulateCommandTest, BadConfigurationExitsTwoNamingTheField) {
+  TempDir dir;
+  WriteWhole(dir.File("w.json"), TwoTenantWorld().dump());
+  const CliResult cap = RunOrdo({"simulate", dir.File("w.json"), "--aging-cap", "0.5"});
+  EXPECT_EQ(cap.exit_code, 2);
+  EXPECT_NE(cap.err.find("--aging-cap (aging.cap)"), std::string::npos) << cap.err;
+
+  struct Case {
+    std::string pointer;
+    nlohmann::json value;
+    std::string field;
+  };
+  for (const Case& c : std::vector<Case>{{"/tenants/0/share", -1, "tenants[0].share"},
+                                         {"/tenants/0/share", 6, "tenants[1].share"},
+                                         {"/jobs/5/priority", 10, "jobs[5].priority"}}) {
+    nlohmann::json w = TwoTenantWorld();
+    w[nlohmann::json::json_pointer(c.pointer)] = c.value;
+    WriteWhole(dir.File("bad.json"), w.dump());
+    const CliResult r = RunOrdo({"simulate", dir.File("bad.json"), "--quiet"});
+    EXPECT_EQ(r.exit_code, 2) << c.pointer;
+    EXPECT_NE(r.err.find(c.field + ":"), std::string::npos) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace ordo::testing

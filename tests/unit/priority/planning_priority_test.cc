@@ -1,0 +1,130 @@
+#include "ordo/priority/planning_priority.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace ordo::priority {
+namespace {
+
+PlanningOptions Aging(double rate, double cap) {
+  PlanningOptions o;
+  o.aging = {rate, cap};
+  return o;
+}
+
+TEST(AgeFactorTest, GrowsByTheRateAndStopsAtTheCap) {
+  const AgingOptions a{0.5, 4};
+  EXPECT_DOUBLE_EQ(AgeFactor(0, a), 1);
+  EXPECT_DOUBLE_EQ(AgeFactor(-3, a), 1);
+  EXPECT_DOUBLE_EQ(AgeFactor(1, a), 1.5);
+  EXPECT_DOUBLE_EQ(AgeFactor(3, a), 2.5);
+  EXPECT_DOUBLE_EQ(AgeFactor(6, a), 4);    // 1 + 3 = 4: exactly the cap
+  EXPECT_DOUBLE_EQ(AgeFactor(100, a), 4);  // capped
+  EXPECT_DOUBLE_EQ(AgeFactor(100, AgingOptions{0, 4}), 1);  // rate 0: off
+  EXPECT_DOUBLE_EQ(AgeFactor(100, AgingOptions{2, 1}), 1);  // cap 1: off
+}
+
+TEST(FairShareFactorTest, IsTwoIdleOneAtTheShareAndFloorsFarAbove) {
+  const FairShareOptions f{24, 4};
+  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 2);         // 2^(1 - 0)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.5, 0.5, f), 1);       // at its share: 2^0
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), std::sqrt(2.0));  // 2^0.5
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.5);     // twice its share: 2^-1
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.1, f), 1.0 / 16);  // 2^(1 - 10) floored at 2^-4
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.9, 0, f), 1);         // no share: neutral
+}
+
+TEST(FairShareFactorTest, TheWeightScalesTheExponent) {
+  const FairShareOptions f{24, 4, 2};
+  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 4);       // 2^(2 x 1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), 2);    // 2^(2 x 0.5)
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.25);  // 2^(2 x -1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(2.0, 0.5, f), 1.0 / 16);  // 2^-6 floored at 2^-4
+}
+
+TEST(PlanningPriorityTest, MultipliesBaseAgeAndFairShare) {
+  PlanningOptions o = Aging(0.5, 4);
+  // The header's example: base 2, 3 h waited, a tenant at half its share.
+  const double fs = FairShareFactor(0.25, 0.5, o.fair_share);
+  EXPECT_NEAR(PlanningPriority(2, 3, fs, o), 2 * 2.5 * std::sqrt(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(PlanningPriority(7, 0, 1, o), 7);
+  // Everything off: the base priority, whatever the wait.
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 1000, 1, PlanningOptions{}), 3);
+}
+
+TEST(PlanningPriorityTest, AWaitBoundDominatesEveryJobWithinIt) {
+  PlanningOptions o = Aging(0.5, 4);
+  o.wait_bound_hours = 12;
+  o.bound_priority = 1000;
+  EXPECT_DOUBLE_EQ(PlanningPriority(1, 11.5, 1, o), 4);     // capped age, within the bound
+  EXPECT_DOUBLE_EQ(PlanningPriority(1, 12, 1, o), 1001);    // at the bound
+  EXPECT_DOUBLE_EQ(PlanningPriority(10, 12, 0.0625, o), 1010);  // fair share no longer applies
+  EXPECT_GT(PlanningPriority(1, 12, 1, o), PlanningPriority(10, 11.9, 2, o));
+}
+
+TEST(PlanningPriorityTest, DividesBySizeToTheExponent) {
+  PlanningOptions o = Aging(0.5, 4);
+  o.size_exponent = 1;
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 8), 0.25);    // 2 / 8
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 0.5), 2);     // below 1 GPU-hour: no change
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 2, 1, o, 4), 1);       // 2 x 2 / 4
+  o.size_exponent = 0.5;
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 0.75);   // 3 / sqrt(16)
+  o.size_exponent = 0;
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 3);      // off
+}
+
+TEST(UsageLedgerTest, DecaysWithTheHalfLife) {
+  UsageLedger ledger(2, 10);
+  EXPECT_DOUBLE_EQ(ledger.UsageFraction(0), 0);
+  // 10 h: tenant 0 holds 8 of 16 GPUs, tenant 1 none.
+  ledger.Add(10, std::vector<double>{8, 0}, 16);
+  EXPECT_DOUBLE_EQ(ledger.UsageFraction(0), 0.5);  // 80 / 160
+  EXPECT_DOUBLE_EQ(ledger.UsageFraction(1), 0);
+  // Another 10 h (one half-life): the first period counts half. Tenant 0 idle, tenant 1 holds 16.
+  // used0 = 80/2 = 40, used1 = 160, capacity = 160/2 + 160 = 240.
+  ledger.Add(10, std::vector<double>{0, 16}, 16);
+  EXPECT_DOUBLE_EQ(ledger.UsageFraction(0), 40.0 / 240);
+  EXPECT_DOUBLE_EQ(ledger.UsageFraction(1), 160.0 / 240);
+}
+
+TEST(UsageLedgerTest, ATenantAtItsShareForeverHasFactorOne) {
+  UsageLedger ledger(1, 6);
+  for (int step = 0; step < 200; ++step) ledger.Add(0.5, std::vector<double>{32}, 128);
+  EXPECT_NEAR(ledger.UsageFraction(0), 0.25, 1e-12);
+  EXPECT_NEAR(FairShareFactor(ledger.UsageFraction(0), 0.25, FairShareOptions{6, 4}), 1, 1e-12);
+}
+
+TEST(ValidatePlanningOptionsTest, NamesTheField) {
+  EXPECT_TRUE(ValidatePlanningOptions(DefaultPlanningOptions()));
+  auto field = [](PlanningOptions o) {
+    auto r = ValidatePlanningOptions(o);
+    return r ? std::string("ok") : r.error().field;
+  };
+  PlanningOptions o = DefaultPlanningOptions();
+  o.aging.cap = 0.9;
+  EXPECT_EQ(field(o), "aging.cap");
+  o = DefaultPlanningOptions();
+  o.aging.rate_per_hour = -1;
+  EXPECT_EQ(field(o), "aging.rate_per_hour");
+  o = DefaultPlanningOptions();
+  o.fair_share.half_life_hours = 0;
+  EXPECT_EQ(field(o), "fair_share.half_life_hours");
+  o = DefaultPlanningOptions();
+  o.wait_bound_hours = -2;
+  EXPECT_EQ(field(o), "wait_bound_hours");
+  o = DefaultPlanningOptions();
+  o.bound_priority = std::nan("");
+  EXPECT_EQ(field(o), "bound_priority");
+  o = DefaultPlanningOptions();
+  o.size_exponent = -0.5;
+  EXPECT_EQ(field(o), "size_exponent");
+  o = DefaultPlanningOptions();
+  o.fair_share.weight = -1;
+  EXPECT_EQ(field(o), "fair_share.weight");
+}
+
+}  // namespace
+}  // namespace ordo::priority
