@@ -92,22 +92,6 @@ Response Unauthorized(bool given) {
 
 }  // namespace
 
-int HttpStatus(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kInvalidInput:
-    case ErrorCode::kInfeasible:
-      return 400;
-    case ErrorCode::kNotFound:
-      return 404;
-    case ErrorCode::kUnavailable:
-      return 503;
-    case ErrorCode::kIo:
-    case ErrorCode::kInternal:
-      return 500;
-  }
-  return 500;
-}
-
 // A route: a method and a path (exact, or a prefix and suffix around an id), its name in metrics
 // and logs, and what answers it.
 struct HttpServer::Route {

@@ -31,9 +31,6 @@ struct HttpOptions {
   http::ServerLimits limits;
 };
 
-/// The HTTP status for an error code: the one place statuses are chosen for errors.
-int HttpStatus(ErrorCode code);
-
 class HttpServer {
  public:
   HttpServer(Engine& engine, Logger& log, HttpOptions options);

@@ -23,9 +23,10 @@ inline tl::unexpected<ApiError> ApiFail(int status, std::string field, std::stri
                              std::move(field), std::move(message)}});
 }
 
-/// The status an Error maps to: invalid input 400, not found 404, unavailable 503, else 500.
-inline int StatusFor(const Error& error) {
-  switch (error.code) {
+/// The HTTP status of an error code: invalid input 400, not found 404, unavailable 503, else 500.
+/// The one mapping of codes to statuses (tests/unit/service/http_test.cc covers every code).
+inline int HttpStatus(ErrorCode code) {
+  switch (code) {
     case ErrorCode::kInvalidInput:
     case ErrorCode::kInfeasible:
       return 400;
@@ -39,6 +40,8 @@ inline int StatusFor(const Error& error) {
   }
   return 500;
 }
+
+inline int StatusFor(const Error& error) { return HttpStatus(error.code); }
 
 inline tl::unexpected<ApiError> ApiFail(Error error) {
   const int status = StatusFor(error);

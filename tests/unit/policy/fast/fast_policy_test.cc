@@ -286,7 +286,9 @@ TEST(FastPolicyTest, ExplainsWhyAJobWaits) {
   const Plan plan = *MakeFastPolicy()->Solve(s, options);
   ASSERT_EQ(plan.explanations.size(), 2u);
   EXPECT_EQ(plan.explanations[0].id, "small");
-  EXPECT_EQ(plan.explanations[0].reason, WaitReason::kBlockedByJob);
+  // The holder is planned work of higher priority: under ordo that is "lower value than the
+  // planned work" (docs/explanations.md), with the holder still named.
+  EXPECT_EQ(plan.explanations[0].reason, WaitReason::kLowValue);
   EXPECT_EQ(plan.explanations[0].blocking_id, "big");
   EXPECT_EQ(plan.explanations[0].planned_start, 5);
   EXPECT_EQ(plan.explanations[1].reason, WaitReason::kNotArrived);

@@ -338,7 +338,9 @@ TEST(FullPolicy, ExplainsWhenAsked) {
   ASSERT_TRUE(plan.has_value());
   ASSERT_EQ(plan->explanations.size(), 1u);
   EXPECT_EQ(plan->explanations[0].id, "b");
-  EXPECT_EQ(plan->explanations[0].reason, WaitReason::kBlockedByJob);
+  // "a" is planned work of higher priority: "lower value than the planned work", naming "a".
+  EXPECT_EQ(plan->explanations[0].reason, WaitReason::kLowValue);
+  EXPECT_EQ(plan->explanations[0].blocking_id, "a");
   options.explain = false;
   plan = MakeFullPolicy()->Solve(scenario, options);
   ASSERT_TRUE(plan.has_value());
