@@ -57,15 +57,24 @@ std::vector<int> Blocks(const Scenario& s, const Job& job) {
   return blocks;
 }
 
+// The spec: a running job left alone ends at restart_steps_left + duration - progress_steps, with
+// progress_steps -start_step and restart_steps_left 0 by default.
+int NaiveRunningEnd(const Job& job) {
+  const RunningPlacement& run = *job.running;
+  return run.restart_steps_left.value_or(0) + job.shapes.front().duration_steps -
+         run.progress_steps.value_or(-run.start_step);
+}
+
+// Where a placed job's stay ends: a running job's from the scenario, any other's from the plan.
+int NaiveEnd(const Job& job, const JobPlacement& placed) {
+  return job.running ? NaiveRunningEnd(job) : placed.end_step();
+}
+
 void MarkRunning(const Scenario& s, NaiveGrid& grid) {
   for (const Job& job : s.jobs) {
     if (job.running) {
-      // The spec: left alone it ends at restart_steps_left + duration - progress_steps, with
-      // progress_steps -start_step and restart_steps_left 0 by default.
-      const RunningPlacement& run = *job.running;
-      const int end = run.restart_steps_left.value_or(0) + job.shapes.front().duration_steps -
-                      run.progress_steps.value_or(-run.start_step);
-      grid.Mark(run.first_gpu, job.shapes.front().gpus, run.start_step, end);
+      grid.Mark(job.running->first_gpu, job.shapes.front().gpus, job.running->start_step,
+                NaiveRunningEnd(job));
     }
   }
 }
@@ -280,7 +289,7 @@ void CheckReactiveReplay(const Scenario& s, const Plan& plan, uint64_t seed) {
     for (size_t j = 0; j < plan.jobs.size(); ++j) {
       const JobPlacement& p = plan.jobs[j];
       const bool before = p.started() && (s.jobs[j].running || *p.start_step < t);
-      if (before && p.end_step() > t) {
+      if (before && NaiveEnd(s.jobs[j], p) > t) {
         for (int g = p.first_gpu; g < p.first_gpu + p.gpus; ++g) job_held[g] = 1;
       }
     }
@@ -334,7 +343,7 @@ void CheckReactiveReplay(const Scenario& s, const Plan& plan, uint64_t seed) {
     for (size_t j = 0; j < plan.jobs.size(); ++j) {
       const JobPlacement& p = plan.jobs[j];
       if (p.started() && (s.jobs[j].running || *p.start_step < t)) {
-        started.Mark(p.first_gpu, p.gpus, *p.start_step, p.end_step());
+        started.Mark(p.first_gpu, p.gpus, *p.start_step, NaiveEnd(s.jobs[j], p));
       }
     }
     NaiveGrid services_now(gpus, steps);
