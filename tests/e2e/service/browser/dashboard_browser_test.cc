@@ -91,6 +91,9 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
       ASSERT_EQ(server.Post("/v1/clock/advance", kAdminToken, R"({"steps": 2})").status, 200);
     }
   }
+  // GET /v1/plan waits for the plan of the current state: after it no re-plan is due (no change
+  // follows, full mode is off), so the list below and the page read the same plan.
+  ASSERT_EQ(server.Get("/v1/plan", kAdminToken).status, 200);
   Response list = server.Get("/v1/jobs", kAdminToken);
   ASSERT_EQ(list.status, 200);
   ASSERT_EQ(list.json()["jobs"].size(), ids.size());
