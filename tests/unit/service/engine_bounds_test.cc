@@ -19,6 +19,8 @@ namespace {
 using nlohmann::json;
 using testing::kA;
 using testing::kAdminPrincipal;
+using testing::Manual;
+using testing::OpenEngine;
 using testing::ScratchDir;
 
 json Job(int gpus, int duration, double priority = 1) {
@@ -40,23 +42,6 @@ json Queue(int jobs, int shapes) {
   json list = json::array();
   for (int j = 0; j < jobs; ++j) list.push_back(ManyShapes(shapes, 1 + j % 9));
   return list;
-}
-
-EngineOptions Manual(const ScratchDir& dir) {
-  EngineOptions options;
-  options.db_path = dir.db();
-  options.manual_clock = true;
-  options.full_interval_s = 0;
-  options.debounce_s = 0.001;
-  return options;
-}
-
-std::unique_ptr<Engine> OpenEngine(const ServiceConfig& config, EngineOptions options) {
-  auto engine = Engine::Open(config, std::move(options), &testing::QuietLogger());
-  EXPECT_TRUE(engine) << engine.error().ToString();
-  if (!engine) return nullptr;
-  (*engine)->Start();
-  return std::move(*engine);
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {

@@ -22,6 +22,8 @@ using nlohmann::json;
 using testing::kA;
 using testing::kAdminPrincipal;
 using testing::kB;
+using testing::Manual;
+using testing::OpenEngine;
 using testing::ScratchDir;
 
 json JobBody(const std::string& id, int gpus, int duration, double priority = 1) {
@@ -29,23 +31,6 @@ json JobBody(const std::string& id, int gpus, int duration, double priority = 1)
       {"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
   if (!id.empty()) job["id"] = id;
   return job;
-}
-
-EngineOptions Manual(const ScratchDir& dir) {
-  EngineOptions options;
-  options.db_path = dir.db();
-  options.manual_clock = true;
-  options.full_interval_s = 0;
-  options.debounce_s = 0.001;
-  return options;
-}
-
-std::unique_ptr<Engine> OpenEngine(const ServiceConfig& config, EngineOptions options) {
-  auto engine = Engine::Open(config, std::move(options), &testing::QuietLogger());
-  EXPECT_TRUE(engine) << engine.error().ToString();
-  if (!engine) return nullptr;
-  (*engine)->Start();
-  return std::move(*engine);
 }
 
 // A policy that starts nothing (legal when there are no services): the worst plan.

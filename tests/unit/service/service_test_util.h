@@ -1,4 +1,4 @@
-// Shared by the service's unit tests: configs, a scratch directory, a quiet logger.
+// Shared by the service's unit tests: configs, a scratch directory, a quiet logger, an engine.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -6,10 +6,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "ordo/service/config.h"
+#include "ordo/service/engine.h"
 #include "ordo/service/log.h"
 
 namespace ordo::service::testing {
@@ -60,6 +62,25 @@ inline Logger& QuietLogger() {
   static std::FILE* sink = std::tmpfile();
   static Logger logger(LogLevel::kWarn, sink != nullptr ? sink : stderr);
   return logger;
+}
+
+/// Engine options for a test: its database in `dir`, the manual clock, no full mode of its own.
+inline EngineOptions Manual(const ScratchDir& dir) {
+  EngineOptions options;
+  options.db_path = dir.db();
+  options.manual_clock = true;
+  options.full_interval_s = 0;
+  options.debounce_s = 0.001;
+  return options;
+}
+
+/// An opened and started engine, or null (with a test failure) when it cannot open.
+inline std::unique_ptr<Engine> OpenEngine(const ServiceConfig& config, EngineOptions options) {
+  auto engine = Engine::Open(config, std::move(options), &QuietLogger());
+  EXPECT_TRUE(engine) << engine.error().ToString();
+  if (!engine) return nullptr;
+  (*engine)->Start();
+  return std::move(*engine);
 }
 
 }  // namespace ordo::service::testing
