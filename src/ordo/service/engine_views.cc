@@ -16,6 +16,7 @@
 #include "ordo/policy/common/explain.h"
 #include "ordo/service/codec.h"
 #include "ordo/service/engine.h"
+#include "ordo/solver/milp_backend.h"
 
 namespace ordo::service {
 
@@ -28,11 +29,6 @@ constexpr size_t kMaxWhatIfJobs = 10'000;
 // Share of a what-if's time limit (at most a second) kept for checking and explaining its plan.
 constexpr double kWhatIfFinishShare = 0.2;
 constexpr int kMaxHistorySteps = 10'000;
-#if defined(ORDO_WITH_CBC)
-constexpr const char* kBuildCbc = "true";  // full mode is available
-#else
-constexpr const char* kBuildCbc = "false";
-#endif
 
 // A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
 // see; their explanations are redacted for the reader.
@@ -758,7 +754,7 @@ std::string Engine::MetricsText() {
   auto plan = CurrentPlan();
   std::string out;
   AppendFamily(out, "ordo_build_info", "gauge", "The running build (value 1)");
-  AppendSample(out, "ordo_build_info", Labels({{"version", ORDO_VERSION}, {"cbc", kBuildCbc}}),
+  AppendSample(out, "ordo_build_info", Labels({{"version", ORDO_VERSION}, {"cbc", solver::HasCbc() ? "true" : "false"}}),
                1);
   {
     std::shared_lock lock(state_mutex_);

@@ -45,4 +45,12 @@ Result<std::unique_ptr<MilpBackend>> MakeMilpBackend(std::string_view name) {
                     "unknown MILP backend '" + std::string(name) + "' (known: cbc)"});
 }
 
+bool HasCbc() {
+#if defined(ORDO_WITH_CBC)
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace ordo::solver

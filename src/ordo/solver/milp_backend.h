@@ -103,6 +103,10 @@ class MilpBackend {
 /// The backend of that name ("cbc"), or kUnavailable when it is not built in, or kNotFound.
 [[nodiscard]] Result<std::unique_ptr<MilpBackend>> MakeMilpBackend(std::string_view name = "cbc");
 
+/// True when this build has CBC, i.e. MakeMilpBackend("cbc") succeeds. The build option
+/// ORDO_WITH_CBC is seen only by the solver's own sources; everyone else asks here.
+bool HasCbc();
+
 /// The relative gap as MilpResult::gap defines it.
 double RelativeGap(double objective, double best_bound);
 
