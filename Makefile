@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format tidy clean
+.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format format-check tidy clean
 
 all: release
 
@@ -60,12 +60,27 @@ study-replay study-horizon study-noise study-weeks study-tenants: ordo
 studies: ordo
 	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies replay horizon noise
 
-format:
-	@clang-format-14 -i $$(git ls-files '*.h' '*.cc')
+# The house style (.clang-format) and the static checks (.clang-tidy), with pinned versions.
+# format-check and tidy fail on any difference or finding; .ci/run runs both.
+CLANG_FORMAT := clang-format-16
+CLANG_TIDY := run-clang-tidy-16
+SOURCES = $$(git ls-files '*.h' '*.cc')
 
+format:
+	@scripts/install-deps.sh clang-format-16
+	@$(CLANG_FORMAT) -i $(SOURCES)
+
+format-check:
+	@scripts/install-deps.sh clang-format-16
+	@$(CLANG_FORMAT) --dry-run -Werror $(SOURCES) && echo "format: clean"
+
+# Over the dev build's compile commands (no second compilation): every source of src/ and apps/.
 tidy: deps
-	@cmake --preset tidy >/dev/null
-	@cmake --build --preset tidy -j $(JOBS)
+	@scripts/install-deps.sh clang-tidy-16
+	@cmake --preset dev >/dev/null
+	@$(CLANG_TIDY) -p build/dev -j $(JOBS) -quiet -warnings-as-errors='*' \
+	  '$(CURDIR)/(src|apps)/.*\.cc$$' >build/tidy.log 2>&1 \
+	  && echo "tidy: clean" || { grep -E "(warning|error):" build/tidy.log | sort -u; exit 1; }
 
 clean:
 	@rm -rf build
