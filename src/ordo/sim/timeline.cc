@@ -108,7 +108,7 @@ constexpr const char* kServiceColor[6] = {"#e15759", "#b07aa1", "#76b7b2",
 
 }  // namespace
 
-std::string PeriodMetricsJson(const PeriodMetrics& m) { return MetricsObject(m).dump(); }
+OJson PeriodMetricsObject(const PeriodMetrics& m) { return MetricsObject(m); }
 
 std::string TimelineJson(const World& world, const std::vector<SimReport>& runs) {
   OJson out;

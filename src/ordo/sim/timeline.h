@@ -8,6 +8,7 @@
 //   std::string html = TimelineHtml(world, runs);
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,8 @@ struct SimReport {
   std::string label;  // shown instead of the policy name when not empty ("ordo, K=4")
 };
 
-/// The metrics of a period as a JSON object text (shared by the timeline and `ordo simulate
-/// --format json`).
-std::string PeriodMetricsJson(const PeriodMetrics& m);
+/// The metrics of a period as a JSON object (shared by the timeline and ExperimentJson).
+nlohmann::ordered_json PeriodMetricsObject(const PeriodMetrics& m);
 
 std::string TimelineJson(const World& world, const std::vector<SimReport>& runs);
 std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs);
