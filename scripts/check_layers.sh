@@ -10,7 +10,7 @@ declare -A allowed=(
   [priority]="core priority"
   [policy]="core solver policy"
   [report]="core io policy sim report"
-  [sim]="core policy forecast priority sim"
+  [sim]="core io policy forecast priority sim"
   [service]="core io solver forecast priority policy sim service"
   [adapters]="core io forecast priority policy adapters"
 )

@@ -314,6 +314,46 @@ Result<std::optional<double>> ObjectReader::OptionalNumber(std::string_view key,
   return std::optional<double>(*d);
 }
 
+Result<std::optional<uint64_t>> ObjectReader::OptionalSeed(std::string_view key) const {
+  const Json* value = Find(key);
+  if (value == nullptr) return std::optional<uint64_t>();
+  if (value->is_number_unsigned()) return std::optional<uint64_t>(value->get<uint64_t>());
+  if (value->is_number_integer() && value->get<int64_t>() >= 0) {
+    return std::optional<uint64_t>(static_cast<uint64_t>(value->get<int64_t>()));
+  }
+  return FailInput(Path(key), "must be a non-negative integer (got " + Describe(*value) + ")");
+}
+
+Result<std::vector<int>> ObjectReader::IntList(std::string_view key, int min, int max,
+                                               size_t max_items) const {
+  std::vector<int> out;
+  const Json* value = Find(key);
+  if (value == nullptr) return out;
+  ORDO_IO_CHECK(CheckList(*value, LazyPath(path_, key), max_items));
+  out.reserve(value->size());
+  const std::string path = Path(key);
+  for (size_t i = 0; i < value->size(); ++i) {
+    ORDO_IO_ASSIGN(const int64_t x, ToInt((*value)[i], LazyPath(path, i), min, max));
+    out.push_back(static_cast<int>(x));
+  }
+  return out;
+}
+
+Result<std::vector<double>> ObjectReader::NumberList(std::string_view key, double min, double max,
+                                                     size_t max_items) const {
+  std::vector<double> out;
+  const Json* value = Find(key);
+  if (value == nullptr) return out;
+  ORDO_IO_CHECK(CheckList(*value, LazyPath(path_, key), max_items));
+  out.reserve(value->size());
+  const std::string path = Path(key);
+  for (size_t i = 0; i < value->size(); ++i) {
+    ORDO_IO_ASSIGN(const double x, ToNumber((*value)[i], LazyPath(path, i), min, max));
+    out.push_back(x);
+  }
+  return out;
+}
+
 Result<std::string> ObjectReader::String(std::string_view key, size_t max_bytes,
                                          bool allow_empty) const {
   const Json* value = Find(key);

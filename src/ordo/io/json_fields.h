@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ordo/core/error.h"
 
@@ -105,6 +106,14 @@ class ObjectReader {
   [[nodiscard]] Result<std::optional<std::string>> OptionalString(std::string_view key,
                                                                   size_t max_bytes,
                                                                   bool allow_empty) const;
+  /// A seed: absent, or an integer from 0 to 2^64 - 1.
+  [[nodiscard]] Result<std::optional<uint64_t>> OptionalSeed(std::string_view key) const;
+  /// Absent: empty. Present: an array of at most max_items integers in [min, max].
+  [[nodiscard]] Result<std::vector<int>> IntList(std::string_view key, int min, int max,
+                                                 size_t max_items) const;
+  /// Absent: empty. Present: an array of at most max_items finite numbers in [min, max].
+  [[nodiscard]] Result<std::vector<double>> NumberList(std::string_view key, double min,
+                                                       double max, size_t max_items) const;
   /// A required list; fails unless it is an array of at most max_items entries.
   [[nodiscard]] Result<const Json*> List(std::string_view key, size_t max_items) const;
   [[nodiscard]] Result<const Json*> OptionalList(std::string_view key, size_t max_items) const;

@@ -42,10 +42,10 @@ Result<GpuRequirement> ReadRequirement(const ObjectReader& obj) {
   return req;
 }
 
-Result<Cluster> ReadCluster(const ObjectReader& top) {
-  const Json* value = top.Find("cluster");
-  if (value == nullptr) return Fail(top.Missing("cluster"));
-  auto obj = ObjectReader::Make(*value, "cluster", "the cluster");
+}  // namespace
+
+Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
+  auto obj = ObjectReader::Make(value, "cluster", "the cluster");
   if (!obj) return Fail(obj.error());
   ORDO_IO_CHECK(obj->AllowOnly({"node_groups"}));
   auto groups = obj->List("node_groups", Limits::kMaxNodeGroups);
@@ -89,6 +89,14 @@ Result<Cluster> ReadCluster(const ObjectReader& top) {
     cluster.groups.push_back(std::move(group));
   }
   return cluster;
+}
+
+namespace {
+
+Result<Cluster> ReadCluster(const ObjectReader& top) {
+  const Json* value = top.Find("cluster");
+  if (value == nullptr) return Fail(top.Missing("cluster"));
+  return ReadClusterJson(*value);
 }
 
 Result<Objective> ReadObjective(const ObjectReader& top) {

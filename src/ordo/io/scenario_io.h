@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,11 @@ struct ReadOptions {
 /// The error's message does not repeat the path; callers add it.
 [[nodiscard]] Result<Scenario> ReadScenarioFile(const std::string& path,
                                                 const ReadOptions& options = {});
+
+/// The spec's `cluster` object, which scenarios and worlds share: node groups with their checks
+/// (gpus_per_node a power of two, at most Limits::kMaxGpus in all). `value` is the object itself;
+/// errors name `cluster.node_groups[k]....`.
+[[nodiscard]] Result<Cluster> ReadClusterJson(const nlohmann::json& value);
 
 /// The scenario as JSON text (pretty when indent >= 0), in the spec's format.
 std::string WriteScenario(const Scenario& scenario, int indent = 2);

@@ -231,17 +231,8 @@ class Run {
     }
     for (size_t i = 0; i < w_.services.size(); ++i) {
       const WorldService& ws = w_.services[i];
-      Service svc;
-      svc.id = ws.id;
-      svc.priority = ws.priority;
-      svc.min_gpus = ws.min_gpus;
-      svc.max_gpus = ws.max_gpus;
-      svc.max_change_per_step = ws.max_change_per_step;
-      svc.current_gpus =
-          s == 0 ? ws.current_gpus
-                 : std::optional<int>(static_cast<int>(out_.service_gpus[i][s - 1].size()));
-      svc.requirement = ws.requirement;
-      svc.demand.resize(H);
+      Service svc = ws.ToService(std::vector<int>(H, 0));
+      if (s > 0) svc.current_gpus = static_cast<int>(out_.service_gpus[i][s - 1].size());
       for (int t = 0; t < H; ++t) svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
       sc.services.push_back(std::move(svc));
     }
@@ -425,16 +416,7 @@ CommittedTimeline BuildCommittedTimeline(const World& world, const SimRun& run) 
   }
   for (size_t i = 0; i < world.services.size(); ++i) {
     const WorldService& ws = world.services[i];
-    Service svc;
-    svc.id = ws.id;
-    svc.priority = ws.priority;
-    svc.min_gpus = ws.min_gpus;
-    svc.max_gpus = ws.max_gpus;
-    svc.max_change_per_step = ws.max_change_per_step;
-    svc.current_gpus = ws.current_gpus;
-    svc.requirement = ws.requirement;
-    svc.demand = run.service_demand[i];
-    sc.services.push_back(std::move(svc));
+    sc.services.push_back(ws.ToService(run.service_demand[i]));
     plan.services.push_back(ServiceAllocation{ws.id, run.service_gpus[i]});
   }
   return t;

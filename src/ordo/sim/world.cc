@@ -12,15 +12,17 @@
 #include "ordo/core/validate.h"
 #include "ordo/forecast/demand_forecaster.h"
 #include "ordo/forecast/time_series.h"
-#include "ordo/sim/json_util.h"
+#include "ordo/io/json_fields.h"
+#include "ordo/io/scenario_io.h"
 #include "ordo/sim/random.h"
 
 namespace ordo::sim {
 namespace {
 
-using internal::Fields;
-using internal::Index;
-using internal::Json;
+using io::internal::FieldPath;
+using io::internal::IndexPath;
+using io::internal::Json;
+using io::internal::ObjectReader;
 
 constexpr int kMaxDays = 366;
 constexpr double kMaxSigma = 5.0;
@@ -41,16 +43,7 @@ Scenario ProbeScenario(const World& w) {
   s.cluster = w.cluster;
   s.objective = w.objective;
   for (const WorldService& ws : w.services) {
-    Service svc;
-    svc.id = ws.id;
-    svc.priority = ws.priority;
-    svc.min_gpus = ws.min_gpus;
-    svc.max_gpus = ws.max_gpus;
-    svc.max_change_per_step = ws.max_change_per_step;
-    svc.current_gpus = ws.current_gpus;
-    svc.requirement = ws.requirement;
-    svc.demand.assign(w.horizon_steps, 0);
-    s.services.push_back(std::move(svc));
+    s.services.push_back(ws.ToService(std::vector<int>(w.horizon_steps, 0)));
   }
   return s;
 }
@@ -124,7 +117,7 @@ Result<void> ValidateWorld(const World& w) {
   double shares_gpus = 0;
   for (size_t t = 0; t < w.tenants.size(); ++t) {
     const WorldTenant& tenant = w.tenants[t];
-    const std::string where = Index("tenants", t);
+    const std::string where = IndexPath("tenants", t);
     if (tenant.id.empty() || tenant.id.size() > static_cast<size_t>(Limits::kMaxIdLength)) {
       return FailInput(where + ".id", "must be 1 to 256 characters");
     }
@@ -153,7 +146,7 @@ Result<void> ValidateWorld(const World& w) {
   for (const WorldService& s : w.services) ids.insert(s.id);
   for (size_t j = 0; j < w.jobs.size(); ++j) {
     const WorldJob& job = w.jobs[j];
-    const std::string where = Index("jobs", j);
+    const std::string where = IndexPath("jobs", j);
     if (job.id.empty() || job.id.size() > static_cast<size_t>(Limits::kMaxIdLength)) {
       return FailInput(where + ".id", "must be 1 to 256 characters");
     }
@@ -185,7 +178,7 @@ Result<void> ValidateWorld(const World& w) {
     }
     for (size_t k = 0; k < job.shapes.size(); ++k) {
       const WorldShape& shape = job.shapes[k];
-      const std::string sp = job.shapes.size() == 1 ? where : Index(where + ".shapes", k);
+      const std::string sp = job.shapes.size() == 1 ? where : IndexPath(where + ".shapes", k);
       if (!IsPowerOfTwo(shape.gpus) || shape.gpus > Limits::kMaxGpus) {
         return FailInput(sp + ".gpus", "must be a power of two (got " + std::to_string(shape.gpus) +
                                            ")");
@@ -208,7 +201,7 @@ Result<void> ValidateWorld(const World& w) {
 
   for (size_t i = 0; i < w.services.size(); ++i) {
     const WorldService& s = w.services[i];
-    const std::string where = Index("services", i);
+    const std::string where = IndexPath("services", i);
     const bool has_demand = !s.demand.empty();
     const bool has_rate = !s.rate.empty();
     if (has_demand == has_rate) {
@@ -241,21 +234,21 @@ Result<void> ValidateWorld(const World& w) {
       }
     }
     for (size_t t = 0; t < s.demand.size(); ++t) {
-      if (s.demand[t] < 0) return FailInput(Index(where + ".demand", t), "must be >= 0");
+      if (s.demand[t] < 0) return FailInput(IndexPath(where + ".demand", t), "must be >= 0");
     }
     for (size_t t = 0; t < s.forecast_demand.size(); ++t) {
       if (s.forecast_demand[t] < 0) {
-        return FailInput(Index(where + ".forecast_demand", t), "must be >= 0");
+        return FailInput(IndexPath(where + ".forecast_demand", t), "must be >= 0");
       }
     }
     for (size_t t = 0; t < s.rate.size(); ++t) {
       if (!std::isfinite(s.rate[t]) || s.rate[t] < 0) {
-        return FailInput(Index(where + ".rate", t), "must be a finite number >= 0");
+        return FailInput(IndexPath(where + ".rate", t), "must be a finite number >= 0");
       }
     }
     for (size_t t = 0; t < s.forecast_rate.size(); ++t) {
       if (!std::isfinite(s.forecast_rate[t]) || s.forecast_rate[t] < 0) {
-        return FailInput(Index(where + ".forecast_rate", t), "must be a finite number >= 0");
+        return FailInput(IndexPath(where + ".forecast_rate", t), "must be a finite number >= 0");
       }
     }
     if (s.forecaster) {
@@ -274,7 +267,7 @@ Result<void> ValidateWorld(const World& w) {
       if (f.history_rate.empty()) return FailInput(fw + ".history_rate", "must not be empty");
       for (size_t t = 0; t < f.history_rate.size(); ++t) {
         if (!std::isfinite(f.history_rate[t]) || f.history_rate[t] < 0) {
-          return FailInput(Index(fw + ".history_rate", t), "must be a finite number >= 0");
+          return FailInput(IndexPath(fw + ".history_rate", t), "must be a finite number >= 0");
         }
       }
     }
@@ -288,77 +281,48 @@ Result<void> ValidateWorld(const World& w) {
 
 namespace {
 
-Result<GpuRequirement> ReadRequirement(const Fields& f) {
+Result<GpuRequirement> ReadRequirement(const ObjectReader& f) {
   GpuRequirement req;
-  ORDO_SIM_TRY(req.gpu_type, f.MaybeString("gpu_type", Limits::kMaxIdLength));
-  ORDO_SIM_TRY(req.min_gpu_memory_gb, f.MaybeNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
+  ORDO_IO_ASSIGN(req.gpu_type, f.OptionalString("gpu_type", Limits::kMaxIdLength, true));
+  ORDO_IO_ASSIGN(req.min_gpu_memory_gb, f.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
   return req;
 }
 
-Result<Cluster> ReadCluster(const Json& v) {
-  ORDO_SIM_TRY(Fields f, Fields::Of(v, "cluster"));
-  ORDO_SIM_CHECK(f.AllowOnly({"node_groups"}));
-  const Json* groups = f.Find("node_groups");
-  if (!groups || !groups->is_array()) {
-    return FailInput("cluster.node_groups", "must be a list of node groups");
-  }
-  if (groups->size() > static_cast<size_t>(Limits::kMaxNodeGroups)) {
-    return FailInput("cluster.node_groups", "more than 1024 groups");
-  }
-  Cluster cluster;
-  for (size_t k = 0; k < groups->size(); ++k) {
-    ORDO_SIM_TRY(Fields g, Fields::Of((*groups)[k], Index("cluster.node_groups", k)));
-    ORDO_SIM_CHECK(g.AllowOnly({"name", "nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb"}));
-    NodeGroup group;
-    ORDO_SIM_TRY(group.name, g.String("name", Limits::kMaxIdLength));
-    ORDO_SIM_TRY(int64_t nodes, g.Int("nodes", 1, Limits::kMaxGpus));
-    ORDO_SIM_TRY(int64_t gpn, g.Int("gpus_per_node", 1, 16));
-    group.nodes = static_cast<int>(nodes);
-    group.gpus_per_node = static_cast<int>(gpn);
-    ORDO_SIM_TRY(auto type, g.MaybeString("gpu_type", Limits::kMaxIdLength));
-    if (type) group.gpu_type = *type;
-    ORDO_SIM_TRY(auto memory, g.MaybeNumber("gpu_memory_gb", 1e-9, kMaxMemoryGb));
-    if (memory) group.gpu_memory_gb = *memory;
-    cluster.groups.push_back(std::move(group));
-  }
-  return cluster;
-}
-
-Result<WorldShape> ReadShape(const Fields& f) {
+Result<WorldShape> ReadShape(const ObjectReader& f) {
   WorldShape shape;
-  ORDO_SIM_TRY(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
+  ORDO_IO_ASSIGN(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
   if (!IsPowerOfTwo(gpus)) {
     return FailInput(f.Path("gpus"), "must be a power of two (got " + std::to_string(gpus) + ")");
   }
   shape.gpus = static_cast<int>(gpus);
-  ORDO_SIM_TRY(int64_t d, f.Int("duration_steps", 1, Limits::kMaxDurationSteps));
+  ORDO_IO_ASSIGN(int64_t d, f.Int("duration_steps", 1, Limits::kMaxDurationSteps));
   shape.duration_steps = static_cast<int>(d);
-  ORDO_SIM_TRY(auto fd, f.MaybeInt("forecast_duration_steps", 1, Limits::kMaxDurationSteps));
+  ORDO_IO_ASSIGN(auto fd, f.OptionalInt("forecast_duration_steps", 1, Limits::kMaxDurationSteps));
   if (fd) shape.forecast_duration_steps = static_cast<int>(*fd);
   return shape;
 }
 
 Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
-  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
-  ORDO_SIM_CHECK(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
+  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a job"));
+  ORDO_IO_CHECK(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
                               "forecast_duration_steps", "shapes", "gpu_type",
                               "min_gpu_memory_gb", "tenant"}));
   WorldJob job;
-  ORDO_SIM_TRY(job.id, f.String("id", Limits::kMaxIdLength));
-  ORDO_SIM_TRY(auto tenant, f.MaybeString("tenant", Limits::kMaxIdLength));
+  ORDO_IO_ASSIGN(job.id, f.String("id", Limits::kMaxIdLength, true));
+  ORDO_IO_ASSIGN(auto tenant, f.OptionalString("tenant", Limits::kMaxIdLength, true));
   job.tenant = tenant.value_or("");
-  ORDO_SIM_TRY(std::string kind, f.String("kind", Limits::kMaxIdLength));
+  ORDO_IO_ASSIGN(std::string kind, f.String("kind", Limits::kMaxIdLength, true));
   const auto parsed = ParseJobKind(kind);
   if (!parsed) {
     return FailInput(f.Path("kind"), "unknown kind \"" + kind +
                                          "\" (expected training, batch_inference or quantization)");
   }
   job.kind = *parsed;
-  ORDO_SIM_TRY(job.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  ORDO_IO_ASSIGN(job.priority, f.Number("priority", 0, Limits::kMaxPriority));
   if (!(job.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
-  ORDO_SIM_TRY(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
+  ORDO_IO_ASSIGN(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
   job.arrival_step = static_cast<int>(arrival);
-  ORDO_SIM_TRY(job.requirement, ReadRequirement(f));
+  ORDO_IO_ASSIGN(job.requirement, ReadRequirement(f));
   const bool single = f.Has("gpus") || f.Has("duration_steps") || f.Has("forecast_duration_steps");
   if (const Json* shapes = f.Find("shapes")) {
     if (single) {
@@ -369,23 +333,23 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
       return FailInput(f.Path("shapes"), "must be a list of 1 to 16 shapes");
     }
     for (size_t k = 0; k < shapes->size(); ++k) {
-      ORDO_SIM_TRY(Fields s, Fields::Of((*shapes)[k], Index(f.Path("shapes"), k)));
-      ORDO_SIM_CHECK(s.AllowOnly({"gpus", "duration_steps", "forecast_duration_steps"}));
-      ORDO_SIM_TRY(WorldShape shape, ReadShape(s));
+      ORDO_IO_ASSIGN(ObjectReader s, ObjectReader::Make((*shapes)[k], IndexPath(f.Path("shapes"), k), "a shape"));
+      ORDO_IO_CHECK(s.AllowOnly({"gpus", "duration_steps", "forecast_duration_steps"}));
+      ORDO_IO_ASSIGN(WorldShape shape, ReadShape(s));
       job.shapes.push_back(shape);
     }
   } else {
-    ORDO_SIM_TRY(WorldShape shape, ReadShape(f));
+    ORDO_IO_ASSIGN(WorldShape shape, ReadShape(f));
     job.shapes.push_back(shape);
   }
   return job;
 }
 
 Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
-  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
-  ORDO_SIM_CHECK(f.AllowOnly({"id", "share", "max_priority"}));
+  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a tenant"));
+  ORDO_IO_CHECK(f.AllowOnly({"id", "share", "max_priority"}));
   WorldTenant tenant;
-  ORDO_SIM_TRY(tenant.id, f.String("id", Limits::kMaxIdLength));
+  ORDO_IO_ASSIGN(tenant.id, f.String("id", Limits::kMaxIdLength, true));
   if (const Json* share = f.Find("share")) {
     if (share->is_string()) {
       const std::string& text = share->get_ref<const std::string&>();
@@ -399,45 +363,45 @@ Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
       tenant.share = percent;
       tenant.share_is_percent = true;
     } else {
-      ORDO_SIM_TRY(tenant.share, internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
+      ORDO_IO_ASSIGN(tenant.share, io::internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
     }
   }
-  ORDO_SIM_TRY(tenant.max_priority, f.MaybeNumber("max_priority", -1e9, 1e9));
+  ORDO_IO_ASSIGN(tenant.max_priority, f.OptionalNumber("max_priority", -1e9, 1e9));
   return tenant;
 }
 
 Result<WorldService> ReadService(const Json& v, const std::string& path, int cluster_gpus) {
-  ORDO_SIM_TRY(Fields f, Fields::Of(v, path));
-  ORDO_SIM_CHECK(f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
+  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a service"));
+  ORDO_IO_CHECK(f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
                               "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand", "rate",
                               "per_gpu_rate", "headroom", "forecast_demand", "forecast_rate",
                               "forecaster"}));
   WorldService s;
-  ORDO_SIM_TRY(s.id, f.String("id", Limits::kMaxIdLength));
-  ORDO_SIM_TRY(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  ORDO_IO_ASSIGN(s.id, f.String("id", Limits::kMaxIdLength, true));
+  ORDO_IO_ASSIGN(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
   if (!(s.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
-  ORDO_SIM_TRY(auto n, f.MaybeInt("min_gpus", 0, Limits::kMaxGpus));
+  ORDO_IO_ASSIGN(auto n, f.OptionalInt("min_gpus", 0, Limits::kMaxGpus));
   s.min_gpus = static_cast<int>(n.value_or(0));
-  ORDO_SIM_TRY(n, f.MaybeInt("max_gpus", 0, Limits::kMaxGpus));
+  ORDO_IO_ASSIGN(n, f.OptionalInt("max_gpus", 0, Limits::kMaxGpus));
   s.max_gpus = static_cast<int>(n.value_or(cluster_gpus));
   if (!n && s.min_gpus > s.max_gpus) {
     return FailInput(f.Path("min_gpus"), "must be <= max_gpus, which defaults to the cluster's " +
                                              std::to_string(cluster_gpus) + " GPUs (got " +
                                              std::to_string(s.min_gpus) + ")");
   }
-  ORDO_SIM_TRY(n, f.MaybeInt("max_change_per_step", 0, Limits::kMaxGpus));
+  ORDO_IO_ASSIGN(n, f.OptionalInt("max_change_per_step", 0, Limits::kMaxGpus));
   if (n) s.max_change_per_step = static_cast<int>(*n);
-  ORDO_SIM_TRY(n, f.MaybeInt("current_gpus", 0, Limits::kMaxGpus));
+  ORDO_IO_ASSIGN(n, f.OptionalInt("current_gpus", 0, Limits::kMaxGpus));
   if (n) s.current_gpus = static_cast<int>(*n);
-  ORDO_SIM_TRY(s.requirement, ReadRequirement(f));
+  ORDO_IO_ASSIGN(s.requirement, ReadRequirement(f));
   const size_t max_items = static_cast<size_t>(Limits::kMaxHorizonSteps) * 2;
-  ORDO_SIM_TRY(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
-  ORDO_SIM_TRY(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
-  ORDO_SIM_TRY(s.forecast_demand, f.IntList("forecast_demand", 0, Limits::kMaxGpus, max_items));
-  ORDO_SIM_TRY(s.forecast_rate, f.NumberList("forecast_rate", 0, kMaxRate, max_items));
-  ORDO_SIM_TRY(auto r, f.MaybeNumber("per_gpu_rate", 0, kMaxRate));
+  ORDO_IO_ASSIGN(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_IO_ASSIGN(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
+  ORDO_IO_ASSIGN(s.forecast_demand, f.IntList("forecast_demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_IO_ASSIGN(s.forecast_rate, f.NumberList("forecast_rate", 0, kMaxRate, max_items));
+  ORDO_IO_ASSIGN(auto r, f.OptionalNumber("per_gpu_rate", 0, kMaxRate));
   s.per_gpu_rate = r.value_or(0);
-  ORDO_SIM_TRY(auto h, f.MaybeNumber("headroom", 0, 100));
+  ORDO_IO_ASSIGN(auto h, f.OptionalNumber("headroom", 0, 100));
   s.headroom = h.value_or(0);
   if (!f.Has("demand") && !f.Has("rate")) {
     return FailInput(f.Path("demand"), "is required (or give rate and per_gpu_rate)");
@@ -452,27 +416,27 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
     return FailInput(f.Path("per_gpu_rate"), "is required where a forecast_rate is given");
   }
   if (const Json* fc = f.Find("forecaster")) {
-    ORDO_SIM_TRY(Fields o, Fields::Of(*fc, f.Path("forecaster")));
-    ORDO_SIM_CHECK(o.AllowOnly({"model", "quantile", "refit_every_steps", "history_step_minutes",
+    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*fc, f.Path("forecaster"), "a forecaster"));
+    ORDO_IO_CHECK(o.AllowOnly({"model", "quantile", "refit_every_steps", "history_step_minutes",
                                 "history_rate"}));
     ServiceForecaster sf;
-    ORDO_SIM_TRY(auto model, o.MaybeString("model", Limits::kMaxIdLength));
+    ORDO_IO_ASSIGN(auto model, o.OptionalString("model", Limits::kMaxIdLength, true));
     if (model && *model != "weekly-profile") {
       return FailInput(o.Path("model"), "unknown model \"" + *model + "\" (expected weekly-profile)");
     }
-    ORDO_SIM_TRY(auto q, o.MaybeString("quantile", 16));
+    ORDO_IO_ASSIGN(auto q, o.OptionalString("quantile", 16, true));
     if (q) {
       if (*q == "p10") sf.quantile = forecast::QuantileLevel::kP10;
       else if (*q == "p50") sf.quantile = forecast::QuantileLevel::kP50;
       else if (*q == "p90") sf.quantile = forecast::QuantileLevel::kP90;
       else return FailInput(o.Path("quantile"), "must be p10, p50 or p90 (got \"" + *q + "\")");
     }
-    ORDO_SIM_TRY(auto refit, o.MaybeInt("refit_every_steps", 0, Limits::kMaxHorizonSteps));
+    ORDO_IO_ASSIGN(auto refit, o.OptionalInt("refit_every_steps", 0, Limits::kMaxHorizonSteps));
     sf.refit_every_steps = static_cast<int>(refit.value_or(0));
-    ORDO_SIM_TRY(auto hs, o.MaybeInt("history_step_minutes", 1, 1440));
+    ORDO_IO_ASSIGN(auto hs, o.OptionalInt("history_step_minutes", 1, 1440));
     sf.history_step_minutes = static_cast<int>(hs.value_or(60));
     if (!o.Has("history_rate")) return FailInput(o.Path("history_rate"), "is required");
-    ORDO_SIM_TRY(sf.history_rate, o.NumberList("history_rate", 0, kMaxRate, 1'000'000));
+    ORDO_IO_ASSIGN(sf.history_rate, o.NumberList("history_rate", 0, kMaxRate, 1'000'000));
     s.forecaster = std::move(sf);
   }
   return s;
@@ -487,65 +451,65 @@ Result<World> ParseWorld(std::string_view text) {
   } catch (const Json::parse_error& e) {
     return FailInput("", std::string("not valid JSON: ") + e.what());
   }
-  ORDO_SIM_TRY(Fields f, Fields::Of(doc, ""));
-  ORDO_SIM_CHECK(f.AllowOnly({"version", "name", "description", "start_time", "step_minutes",
+  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(doc, "", "a world"));
+  ORDO_IO_CHECK(f.AllowOnly({"version", "name", "description", "start_time", "step_minutes",
                               "horizon_steps", "days", "cluster", "objective", "duration_noise",
                               "traffic_noise", "tenants", "jobs", "services"}));
   World w;
-  ORDO_SIM_TRY(int64_t version, f.Int("version", 0, 1'000'000));
+  ORDO_IO_ASSIGN(int64_t version, f.Int("version", 0, 1'000'000));
   if (version != kWorldFormatVersion) {
     return FailInput("version", "must be " + std::to_string(kWorldFormatVersion) +
                                     " (this ordo reads world format version 1)");
   }
-  ORDO_SIM_TRY(auto name, f.MaybeString("name", Limits::kMaxIdLength));
+  ORDO_IO_ASSIGN(auto name, f.OptionalString("name", Limits::kMaxIdLength, true));
   w.name = name.value_or("world");
-  ORDO_SIM_TRY(auto description, f.MaybeString("description", Limits::kMaxStringLength));
+  ORDO_IO_ASSIGN(auto description, f.OptionalString("description", Limits::kMaxStringLength, true));
   w.description = description.value_or("");
   if (const Json* start = f.Find("start_time")) {
     if (start->is_string()) {
-      ORDO_SIM_TRY(w.start_time_s,
+      ORDO_IO_ASSIGN(w.start_time_s,
                    forecast::ParseTimestamp(start->get_ref<const std::string&>(), "start_time"));
     } else {
-      ORDO_SIM_TRY(w.start_time_s, internal::ToNumber(*start, "start_time", -1e12, 1e12));
+      ORDO_IO_ASSIGN(w.start_time_s, io::internal::ToNumber(*start, "start_time", -1e12, 1e12));
     }
   }
-  ORDO_SIM_TRY(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
+  ORDO_IO_ASSIGN(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
   w.step_minutes = static_cast<int>(step_minutes);
-  ORDO_SIM_TRY(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
+  ORDO_IO_ASSIGN(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
   w.horizon_steps = static_cast<int>(horizon);
-  ORDO_SIM_TRY(int64_t days, f.Int("days", 1, kMaxDays));
+  ORDO_IO_ASSIGN(int64_t days, f.Int("days", 1, kMaxDays));
   w.days = static_cast<int>(days);
   const Json* cluster = f.Find("cluster");
   if (!cluster) return FailInput("cluster", "is required");
-  ORDO_SIM_TRY(w.cluster, ReadCluster(*cluster));
+  ORDO_IO_ASSIGN(w.cluster, io::ReadClusterJson(*cluster));
   w.cluster.Index();
   if (const Json* objective = f.Find("objective")) {
-    ORDO_SIM_TRY(Fields o, Fields::Of(*objective, "objective"));
-    ORDO_SIM_CHECK(o.AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
-    ORDO_SIM_TRY(auto alpha, o.MaybeNumber("time_decay", 0, 1));
-    ORDO_SIM_TRY(auto m, o.MaybeNumber("unmet_penalty_multiplier", 0, 1e6));
+    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*objective, "objective", "the objective"));
+    ORDO_IO_CHECK(o.AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
+    ORDO_IO_ASSIGN(auto alpha, o.OptionalNumber("time_decay", 0, 1));
+    ORDO_IO_ASSIGN(auto m, o.OptionalNumber("unmet_penalty_multiplier", 0, 1e6));
     if (alpha) w.objective.time_decay = *alpha;
     if (m) w.objective.unmet_penalty_multiplier = *m;
   }
   if (const Json* noise = f.Find("duration_noise")) {
-    ORDO_SIM_TRY(Fields o, Fields::Of(*noise, "duration_noise"));
-    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "seed"}));
+    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*noise, "duration_noise", "the duration noise"));
+    ORDO_IO_CHECK(o.AllowOnly({"sigma", "seed"}));
     DurationNoise dn;
-    ORDO_SIM_TRY(dn.sigma, o.Number("sigma", 0, kMaxSigma));
-    ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
+    ORDO_IO_ASSIGN(dn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_IO_ASSIGN(auto seed, o.OptionalSeed("seed"));
     dn.seed = seed.value_or(1);
     w.duration_noise = dn;
   }
   if (const Json* noise = f.Find("traffic_noise")) {
-    ORDO_SIM_TRY(Fields o, Fields::Of(*noise, "traffic_noise"));
-    ORDO_SIM_CHECK(o.AllowOnly({"sigma", "correlation", "seed", "planner_quantile"}));
+    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*noise, "traffic_noise", "the traffic noise"));
+    ORDO_IO_CHECK(o.AllowOnly({"sigma", "correlation", "seed", "planner_quantile"}));
     TrafficNoise tn;
-    ORDO_SIM_TRY(tn.sigma, o.Number("sigma", 0, kMaxSigma));
-    ORDO_SIM_TRY(auto pq, o.MaybeNumber("planner_quantile", 0.001, 0.999));
+    ORDO_IO_ASSIGN(tn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_IO_ASSIGN(auto pq, o.OptionalNumber("planner_quantile", 0.001, 0.999));
     if (pq) tn.planner_quantile = *pq;
-    ORDO_SIM_TRY(auto c, o.MaybeNumber("correlation", 0, 0.999999));
+    ORDO_IO_ASSIGN(auto c, o.OptionalNumber("correlation", 0, 0.999999));
     if (c) tn.correlation = *c;
-    ORDO_SIM_TRY(auto seed, o.MaybeSeed("seed"));
+    ORDO_IO_ASSIGN(auto seed, o.OptionalSeed("seed"));
     tn.seed = seed.value_or(1);
     w.traffic_noise = tn;
   }
@@ -555,7 +519,7 @@ Result<World> ParseWorld(std::string_view text) {
       return FailInput("tenants", "more than 10000 tenants");
     }
     for (size_t t = 0; t < tenants->size(); ++t) {
-      ORDO_SIM_TRY(WorldTenant tenant, ReadTenant((*tenants)[t], Index("tenants", t)));
+      ORDO_IO_ASSIGN(WorldTenant tenant, ReadTenant((*tenants)[t], IndexPath("tenants", t)));
       w.tenants.push_back(std::move(tenant));
     }
   }
@@ -566,7 +530,7 @@ Result<World> ParseWorld(std::string_view text) {
     }
     w.jobs.reserve(jobs->size());
     for (size_t j = 0; j < jobs->size(); ++j) {
-      ORDO_SIM_TRY(WorldJob job, ReadJob((*jobs)[j], Index("jobs", j)));
+      ORDO_IO_ASSIGN(WorldJob job, ReadJob((*jobs)[j], IndexPath("jobs", j)));
       w.jobs.push_back(std::move(job));
     }
   }
@@ -576,12 +540,12 @@ Result<World> ParseWorld(std::string_view text) {
       return FailInput("services", "more than 10000 services");
     }
     for (size_t i = 0; i < services->size(); ++i) {
-      ORDO_SIM_TRY(WorldService s,
-                   ReadService((*services)[i], Index("services", i), w.cluster.total_gpus()));
+      ORDO_IO_ASSIGN(WorldService s,
+                   ReadService((*services)[i], IndexPath("services", i), w.cluster.total_gpus()));
       w.services.push_back(std::move(s));
     }
   }
-  ORDO_SIM_CHECK(ValidateWorld(w));
+  ORDO_IO_CHECK(ValidateWorld(w));
   return w;
 }
 
@@ -892,13 +856,26 @@ Result<ResolvedWorld> ResolveWorld(const World& w) {
       auto ok = RunForecaster(w, s, actual_rate, rs);
       if (!ok) {
         Error e = ok.error();
-        e.field = internal::Join(Index("services", r.services.size()) + ".forecaster", e.field);
+        e.field = FieldPath(IndexPath("services", r.services.size()) + ".forecaster", e.field);
         return Fail(std::move(e));
       }
     }
     r.services.push_back(std::move(rs));
   }
   return r;
+}
+
+Service WorldService::ToService(std::vector<int> demand_curve) const {
+  Service svc;
+  svc.id = id;
+  svc.priority = priority;
+  svc.min_gpus = min_gpus;
+  svc.max_gpus = max_gpus;
+  svc.max_change_per_step = max_change_per_step;
+  svc.current_gpus = current_gpus;
+  svc.requirement = requirement;
+  svc.demand = std::move(demand_curve);
+  return svc;
 }
 
 }  // namespace ordo::sim

@@ -91,6 +91,9 @@ struct WorldService {
 
   /// True when the world gives the forecast curve outright (then no traffic noise applies).
   [[nodiscard]] bool has_forecast() const { return !forecast_demand.empty() || !forecast_rate.empty(); }
+
+  /// The scenario's service: this one's rules, with `demand` as the curve.
+  [[nodiscard]] Service ToService(std::vector<int> demand) const;
 };
 
 /// Forecast durations of jobs without `forecast_duration_steps`: actual x exp(sigma * z), z a
