@@ -23,7 +23,7 @@ namespace {
 constexpr const char* kSlurmUsage =
     "usage: ordo slurm [--once | --every DURATION] [--dry-run] [--config FILE] [--policy NAME]\n"
     "                  [--time-limit SECONDS] [--now UNIX_SECONDS] [--plan-out FILE]\n"
-    "                  [--scenario-out FILE]\n"
+    "                  [--scenario-out FILE] [--silence DURATION]\n"
     "\n"
     "Plans the Slurm cluster that SLURM_CONF names and enforces the plan: held jobs whose comment\n"
     "starts with \"ordo:\" are started on exactly the planned nodes and GPUs, and each configured\n"
@@ -36,6 +36,8 @@ constexpr const char* kSlurmUsage =
     "(docs/slurm.md)\n"
     "  --policy NAME      the planner (default ordo)\n"
     "  --now UNIX_SECONDS plan as if it were this time (replays and tests)\n"
+    "  --silence DURATION after this long without a cycle, the jobs ordo keeps waiting go back\n"
+    "                     to Slurm's own scheduling (default: twice the cycle, at least 10m)\n"
     "  --plan-out FILE    write each cycle's plan (JSON); --scenario-out FILE: its scenario\n";
 
 // Exit codes, as every ordo command (docs/cli.md).
@@ -74,9 +76,9 @@ struct SlurmArgs {
 
 ordo::Result<SlurmArgs> ParseSlurmArgs(int argc, char** argv) {
   static const std::map<std::string, bool> kOptions = {
-      {"--once", false},  {"--every", true},    {"--dry-run", false},
-      {"--config", true}, {"--policy", true},   {"--time-limit", true},
-      {"--now", true},    {"--plan-out", true}, {"--scenario-out", true}};
+      {"--once", false},        {"--every", true},      {"--dry-run", false}, {"--config", true},
+      {"--policy", true},       {"--time-limit", true}, {"--now", true},      {"--plan-out", true},
+      {"--scenario-out", true}, {"--silence", true}};
   SlurmArgs out;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i] == nullptr ? "" : argv[i];
@@ -127,17 +129,17 @@ void Log(std::string_view line) {
 }
 
 // "30s", "5m", "1h", "90" (minutes) -> seconds.
-ordo::Result<double> ParseEvery(const std::string& text) {
+ordo::Result<double> ParseDuration(const std::string& option, const std::string& text) {
   if (!text.empty() && text.back() == 's') {
     auto seconds = Seconds(text.substr(0, text.size() - 1));
     if (!seconds)
-      return ordo::FailInput("--every",
+      return ordo::FailInput(option,
                              "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
     return *seconds;
   }
   auto minutes = ordo::slurm::ParseDurationMinutes(text);
   if (!minutes)
-    return ordo::FailInput("--every",
+    return ordo::FailInput(option,
                            "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
   return *minutes * 60.0;
 }
@@ -194,9 +196,19 @@ int RunSlurmCommand(int argc, char** argv) {
   }
   std::optional<double> every;
   if (auto e = args->value("--every")) {
-    auto seconds = ParseEvery(*e);
+    auto seconds = ParseDuration("--every", *e);
     if (!seconds) return UsageError(seconds.error().ToString());
     every = *seconds;
+  }
+  if (auto silence = args->value("--silence")) {
+    auto seconds = ParseDuration("--silence", *silence);
+    if (!seconds) return UsageError(seconds.error().ToString());
+    config.silence_s = *seconds;
+  }
+  if (auto resolved =
+          slurm::ResolveSilence(config, every, args->has("--silence") ? "--silence" : "silence_s");
+      !resolved) {
+    return UsageError(resolved.error().ToString());
   }
 
   std::signal(SIGINT, OnSignal);

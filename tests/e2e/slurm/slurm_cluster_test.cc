@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <future>
+#include <iostream>
 #include <iterator>
 #include <map>
 #include <set>
@@ -152,6 +154,11 @@ class SlurmCluster : public ::testing::Test {
 
 int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
 
+// Waiting under ordo's control: held, or released with ordo's mark and a begin time to come.
+bool Waits(const SlurmJob& job) {
+  return job.pending() && (job.held() || (job.deferred_by_ordo() && job.eligible_time > Now()));
+}
+
 TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControllerRestart) {
   const int64_t a = Submit("a16", "kind=training,priority=5,duration=2h", 8, 2);
   const int64_t b = Submit("b8", "kind=training,priority=4,duration=1h", 8);
@@ -184,7 +191,7 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
     if (now_set.count(id)) {
       ExpectRunsWherePlanned(jobs[id], placed[id]);
     } else {
-      EXPECT_TRUE(jobs[id].held()) << "job " << id << " started though the plan has it wait";
+      EXPECT_TRUE(Waits(jobs[id])) << "job " << id << " started though the plan has it wait";
     }
   }
 
@@ -224,7 +231,7 @@ TEST_F(SlurmCluster, HeldJobsStartWherePlannedInPlannedOrderAndSurviveAControlle
       EXPECT_EQ(after[id].start_time, jobs[id].start_time) << "job " << id << " restarted";
       ExpectRunsWherePlanned(after[id], placed[id]);
     } else {
-      EXPECT_TRUE(after[id].held()) << "job " << id;
+      EXPECT_TRUE(Waits(after[id])) << "job " << id;
     }
   }
 
@@ -294,9 +301,10 @@ TEST_F(SlurmCluster, HighPriorityJobSubmittedLaterStartsBeforeFifoOrder) {
   // What FIFO would do: the oldest job first.
   const OrdoRun fifo = Ordo({"--dry-run", "--policy", "fifo", "--now", now});
   ASSERT_EQ(fifo.exit_code, 0) << fifo.err;
-  EXPECT_NE(fifo.out.find("scontrol release " + std::to_string(low1)), std::string::npos)
+  // A start pins the job's nodes (NumNodes=...); waiting jobs only get a begin time.
+  EXPECT_NE(fifo.out.find("JobId=" + std::to_string(low1) + " NumNodes="), std::string::npos)
       << fifo.out;
-  EXPECT_EQ(fifo.out.find("scontrol release " + std::to_string(high)), std::string::npos)
+  EXPECT_EQ(fifo.out.find("JobId=" + std::to_string(high) + " NumNodes="), std::string::npos)
       << fifo.out;
   EXPECT_TRUE(JobMap()[low1].held());  // a dry run changes nothing
 
@@ -305,8 +313,145 @@ TEST_F(SlurmCluster, HighPriorityJobSubmittedLaterStartsBeforeFifoOrder) {
   ASSERT_TRUE(WaitRunning({high})) << run.err;
   auto jobs = JobMap();
   EXPECT_EQ(jobs[high].nodes, std::vector<std::string>{"n4"});
-  EXPECT_TRUE(jobs[low1].held());
-  EXPECT_TRUE(jobs[low2].held());
+  EXPECT_TRUE(Waits(jobs[low1]));
+  EXPECT_TRUE(Waits(jobs[low2]));
+}
+
+TEST_F(SlurmCluster, WaitingJobsGoToSlurmWhenOrdoFallsSilentAndBackToOrdoWhenItReturns) {
+  constexpr int64_t kSilenceS = 20;
+  // Something outside ordo holds every GPU, so every ordo job waits in ordo's plan.
+  const CommandResult filler =
+      Sh({"sbatch", "--parsable", "-o", "/dev/null", "-J", "filler", "-N", "4", "-w", "n1,n2,n3,n4",
+          "--gres=gpu:8", "--wrap", "sleep 600"});
+  ASSERT_EQ(filler.exit_code, 0) << filler.err;
+  const int64_t filler_id = std::atoll(filler.out.c_str());
+  ASSERT_TRUE(WaitRunning({filler_id}));
+  // 24 GPUs that fit once the filler is gone (Slurm's own order is by submission here), and one
+  // 16-GPU job that then does not.
+  const std::set<int64_t> fit = {Submit("w8", "kind=training,priority=3,duration=1h", 8),
+                                 Submit("w4a", "kind=training,priority=2,duration=1h", 4),
+                                 Submit("w4b", "kind=batch_inference,priority=1,duration=1h", 4),
+                                 Submit("w8b", "kind=training,priority=1,duration=1h", 8)};
+  const int64_t last = Submit("w16", "kind=training,priority=1,duration=1h", 8, 2);
+  std::set<int64_t> all = fit;
+  all.insert(last);
+
+  // ordo runs as a service, a cycle every 5 s, until it is stopped.
+  const std::string log_path = dir_ + "/silence.log";
+  std::remove(log_path.c_str());
+  const CommandResult spawned =
+      Sh({"sh", "-c",
+          "\"$0\" slurm --every 5s --silence \"$1\" </dev/null >/dev/null 2> \"$2\" & echo $!",
+          Env("ORDO_BINARY"), std::to_string(kSilenceS) + "s", log_path});
+  ASSERT_EQ(spawned.exit_code, 0) << spawned.err;
+  const std::string pid = std::to_string(std::atoll(spawned.out.c_str()));
+  // Alive and not a zombie (whoever reaps orphans here may be slow to).
+  auto alive = [&] {
+    const CommandResult r = Sh({"ps", "-o", "stat=", "-p", pid});
+    return r.exit_code == 0 && !r.out.empty() && r.out[0] != 'Z';
+  };
+  // A failing assertion below returns early: ordo must not outlive the test.
+  struct Stopper {
+    std::function<void()> stop;
+    ~Stopper() { stop(); }
+  } stopper{[&] {
+    if (alive()) Sh({"kill", "-TERM", pid});
+  }};
+  auto read_log = [&] {
+    std::ifstream in(log_path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  auto cycles = [&] {
+    const std::string text = read_log();
+    size_t n = 0;
+    for (size_t at = text.find("cycle done"); at != std::string::npos;
+         at = text.find("cycle done", at + 1))
+      ++n;
+    return n;
+  };
+  for (int i = 0; i < 600 && cycles() < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_GE(cycles(), 1u) << read_log();
+  auto first = JobMap();
+  for (int64_t id : all) {
+    EXPECT_TRUE(first[id].deferred_by_ordo()) << "job " << id << "\n" << read_log();
+    EXPECT_TRUE(Waits(first[id])) << "job " << id;
+  }
+  // Every cycle pushes the begin times out again.
+  for (int i = 0; i < 600 && cycles() < 3; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_GE(cycles(), 3u) << read_log();
+  auto renewed = JobMap();
+  for (int64_t id : all) {
+    EXPECT_GT(renewed[id].eligible_time, first[id].eligible_time) << "job " << id;
+  }
+
+  // ordo stops (SIGTERM ends it between cycles), then the filler ends.
+  ASSERT_EQ(Sh({"kill", "-TERM", pid}).exit_code, 0);
+  for (int i = 0; i < 600 && alive(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_FALSE(alive()) << "ordo did not stop";
+  const int64_t stopped = Now();
+  const std::string stopped_log = read_log();
+  Sh({"scancel", std::to_string(filler_id)});
+
+  // Slurm's own scheduler starts them once the begin time from ordo's last cycle has passed:
+  // within the silence plus a minute of ordo stopping, and not before that begin time.
+  std::map<int64_t, SlurmJob> jobs;
+  while (Now() <= stopped + kSilenceS + 60) {
+    jobs = JobMap();
+    if (std::all_of(fit.begin(), fit.end(),
+                    [&](int64_t id) { return jobs[id].state == "RUNNING"; }))
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  for (int64_t id : fit) {
+    ASSERT_EQ(jobs[id].state, "RUNNING")
+        << "job " << id << " (" << jobs[id].reason << ") not started by Slurm " << Now() - stopped
+        << " s after ordo stopped\n"
+        << Sh({"scontrol", "show", "job", std::to_string(id)}).out << stopped_log;
+    EXPECT_LE(jobs[id].eligible_time, stopped + kSilenceS + 1) << "job " << id;
+    EXPECT_GE(jobs[id].start_time, jobs[id].eligible_time) << "job " << id << " started early";
+    EXPECT_LE(jobs[id].start_time, stopped + kSilenceS + 60) << "job " << id;
+    std::cout << "job " << id << ": begin time " << jobs[id].eligible_time - stopped
+              << " s after ordo stopped, started " << jobs[id].start_time - stopped << " s after\n";
+  }
+  ASSERT_TRUE(jobs[last].pending()) << "16 GPUs cannot fit beside 24";
+  EXPECT_LE(jobs[last].eligible_time, Now()) << "its begin time passed too";
+
+  // ordo comes back: what Slurm started stays where it runs, nothing starts twice, and the job
+  // still waiting is ordo's again (its begin time pushed out, its mark kept).
+  const std::string plan_path = dir_ + "/plan-back.json";
+  const int64_t back_at = Now();
+  const OrdoRun back =
+      Ordo({"--silence", std::to_string(kSilenceS) + "s", "--plan-out", plan_path});
+  ASSERT_EQ(back.exit_code, 0) << back.err;
+  EXPECT_EQ(back.err.find("start job"), std::string::npos) << back.err;
+  auto after = JobMap();
+  for (int64_t id : fit) {
+    EXPECT_EQ(after[id].state, "RUNNING") << "job " << id;
+    EXPECT_EQ(after[id].start_time, jobs[id].start_time) << "job " << id << " restarted";
+    EXPECT_EQ(after[id].nodes, jobs[id].nodes) << "job " << id << " moved";
+    EXPECT_EQ(after[id].gpu_indices, jobs[id].gpu_indices) << "job " << id << " moved";
+  }
+  EXPECT_TRUE(after[last].deferred_by_ordo()) << back.err;
+  EXPECT_GE(after[last].eligible_time, back_at + kSilenceS - 1) << back.err;
+  for (const auto& [id, job] : after) {
+    // Jobs of earlier tests linger as CANCELLED for MinJobAge; nothing else may be alive.
+    if (!all.count(id) && id != filler_id) {
+      EXPECT_FALSE(job.running() || job.pending()) << "job " << id << " appeared";
+    }
+  }
+  const Plan plan = ReadPlan(plan_path);
+  int planned_waiting = 0;
+  for (const JobPlacement& p : plan.jobs) {
+    const int64_t id = std::atoll(p.id.c_str());
+    if (id == last) ++planned_waiting;
+    if (fit.count(id)) {
+      EXPECT_TRUE(p.started() && *p.start_step <= 0) << "job " << id << " re-planned";
+    }
+  }
+  EXPECT_EQ(planned_waiting, 1) << "the waiting job is planned again";
 }
 
 TEST_F(SlurmCluster, ServiceCapacityFollowsItsCurve) {

@@ -24,6 +24,7 @@ class FakeSlurm final : public SlurmClient {
     std::string comment;
     std::string state = "PENDING";
     bool held = true;
+    std::string hold_reason = "JobHeldUser";  // or "JobHeldAdmin"
     int node_count = 1;
     std::string tres_per_node;  // "gres:gpu:4" or typed
     std::vector<std::string> required_nodes;
@@ -31,6 +32,8 @@ class FakeSlurm final : public SlurmClient {
     std::vector<int> indices;        // per node, while running
     int64_t submit_time = 1000;
     int64_t start_time = 0;
+    int64_t eligible_time = 1000;  // its begin time (StartTime=)
+    std::string admin_comment;
     bool batch = true;
   };
 
@@ -47,6 +50,7 @@ class FakeSlurm final : public SlurmClient {
     j.node_count = node_count;
     j.tres_per_node = gpus_per_node > 0 ? "gres:gpu:" + std::to_string(gpus_per_node) : "";
     j.submit_time = submit_time;
+    j.eligible_time = submit_time;
     jobs_[j.id] = j;
     return j.id;
   }
@@ -103,7 +107,7 @@ class FakeSlurm final : public SlurmClient {
           return CommandResult{};
         }
         it->second.held = false;
-        if (start_on_release) TryStart(it->second);
+        if (start_on_release && it->second.eligible_time <= now) TryStart(it->second);
         return CommandResult{};
       }
       if (argv[1] == "update") return Update(argv);
@@ -111,10 +115,12 @@ class FakeSlurm final : public SlurmClient {
     return CommandResult{1, "", "fake: unknown command " + line + "\n"};
   }
 
-  /// Starts pending released jobs whose pinned GPUs are free (the scheduler's tick).
+  /// The scheduler's tick: starts pending jobs that are neither held nor waiting for their begin
+  /// time, pinned ones where they are pinned, others (Slurm's own choice) on the first nodes with
+  /// enough free GPUs, in job id order.
   void Tick() {
     for (auto& [id, j] : jobs_) {
-      if (j.state == "PENDING" && !j.held) TryStart(j);
+      if (j.state == "PENDING" && !j.held && j.eligible_time <= now) TryStart(j);
     }
   }
 
@@ -173,8 +179,12 @@ class FakeSlurm final : public SlurmClient {
       jobs.push_back({{"job_id", j.id},
                       {"name", j.name},
                       {"job_state", j.state},
-                      {"state_reason", j.held ? "JobHeldUser" : "None"},
+                      {"state_reason", j.held                  ? j.hold_reason
+                                       : j.eligible_time > now ? "BeginTime"
+                                                               : "None"},
                       {"comment", j.comment},
+                      {"admin_comment", j.admin_comment},
+                      {"eligible_time", j.eligible_time},
                       {"partition", "gpu"},
                       {"priority", j.held ? 0 : 4294901757LL},
                       {"nodes", nodes},
@@ -224,7 +234,13 @@ class FakeSlurm final : public SlurmClient {
       }
       if (it == jobs_.end()) return CommandResult{1, "", "no JobId\n"};
       Job& j = it->second;
-      if (key == "TresPerNode") {
+      if (key == "StartTime") {
+        if (j.state != "PENDING")
+          return CommandResult{1, "", "Job is no longer pending execution\n"};
+        j.eligible_time = now + (value.rfind("now+", 0) == 0 ? std::stoll(value.substr(4)) : 0);
+      } else if (key == "AdminComment") {
+        j.admin_comment = value;
+      } else if (key == "TresPerNode") {
         j.tres_per_node = value;
       } else if (key == "NumNodes") {
         j.node_count = std::stoi(value);
@@ -248,7 +264,30 @@ class FakeSlurm final : public SlurmClient {
   }
 
   void TryStart(Job& j) {
-    if (j.required_nodes.empty()) return;
+    if (j.required_nodes.empty()) {
+      // Slurm's own choice for an unpinned (untyped) request.
+      const int count = std::stoi(j.tres_per_node.substr(j.tres_per_node.rfind(':') + 1));
+      std::vector<std::string> nodes;
+      std::vector<int> indices;
+      for (const auto& n : node_names_) {
+        const auto used = Used(n);
+        std::vector<int> free;
+        for (int i = 0; i < gpus_ && static_cast<int>(free.size()) < count; ++i) {
+          if (!used.contains(i)) free.push_back(i);
+        }
+        if (static_cast<int>(free.size()) < count || (!indices.empty() && free != indices))
+          continue;
+        nodes.push_back(n);
+        indices = free;
+        if (static_cast<int>(nodes.size()) == j.node_count) break;
+      }
+      if (static_cast<int>(nodes.size()) < j.node_count) return;
+      j.state = "RUNNING";
+      j.nodes = nodes;
+      j.indices = indices;
+      j.start_time = now;
+      return;
+    }
     std::vector<int> want = TypedIndices(j.tres_per_node);
     if (want.empty()) {
       // Untyped: the lowest free indices.

@@ -68,5 +68,47 @@ TEST(SlurmConfig, ErrorsNameTheField) {
   EXPECT_TRUE(ParseSlurmConfig(R"({"x-note": "ignored"})", false));
 }
 
+TEST(SlurmConfig, SilenceDefaultsToTwoCyclesAndMustOutlastOne) {
+  auto c = ParseSlurmConfig(R"({"silence_s": 90})", false);
+  ASSERT_TRUE(c) << c.error().ToString();
+  EXPECT_EQ(c->silence_s, 90);
+  EXPECT_EQ(SilenceSeconds(*c), 90);
+  for (const char* bad : {R"({"silence_s": 0})", R"({"silence_s": -5})", R"({"silence_s": "10m"})",
+                          R"({"silence_s": 1e9})"}) {
+    auto r = ParseSlurmConfig(bad, false);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().field, "silence_s") << bad;
+  }
+  struct Case {
+    std::optional<double> silence_s;
+    std::optional<double> every_s;
+    int step_minutes;
+    double expected;  // -1: an error
+  };
+  const Case cases[] = {
+      {std::nullopt, 1800, 60, 3600},          // twice --every
+      {std::nullopt, 60, 60, 600},             // at least 10 minutes
+      {std::nullopt, std::nullopt, 60, 7200},  // --once: twice the step
+      {std::nullopt, std::nullopt, 1, 600},
+      {25, std::nullopt, 60, 25},  // as given: ordo cannot know a cron period
+      {900, 600, 60, 900},
+      {600, 600, 60, -1},         // not longer than a cycle
+      {5, std::nullopt, 60, -1},  // below the floor
+  };
+  for (const Case& k : cases) {
+    SlurmConfig config;
+    config.step_minutes = k.step_minutes;
+    config.silence_s = k.silence_s;
+    auto r = ResolveSilence(config, k.every_s, "--silence");
+    if (k.expected < 0) {
+      ASSERT_FALSE(r) << k.silence_s.value_or(-1);
+      EXPECT_EQ(r.error().field, "--silence");
+    } else {
+      ASSERT_TRUE(r) << r.error().ToString();
+      EXPECT_EQ(config.silence_s, k.expected);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ordo::slurm

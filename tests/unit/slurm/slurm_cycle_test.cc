@@ -40,9 +40,25 @@ Result<CycleReport> Cycle(FakeSlurm& fake, const SlurmConfig& config, Harness& h
   return RunCycle(fake, config, options, h.sleep, h.log);
 }
 
+// Kept waiting by ordo: released from its hold, with ordo's mark and a begin time `silence_s`
+// after the fake's clock.
+bool Deferred(const FakeSlurm& fake, const FakeSlurm::Job& j, int64_t silence_s = 600) {
+  return j.state == "PENDING" && !j.held && j.admin_comment == kDeferredMark &&
+         j.eligible_time == fake.now + silence_s;
+}
+
+// Every action only renews a begin time: what a cycle does when nothing else changed.
+bool OnlyRenewals(const std::vector<Action>& actions) {
+  return std::all_of(actions.begin(), actions.end(), [](const Action& a) {
+    return a.kind == ActionKind::kDefer && a.commands.size() == 1 && a.commands[0].size() == 4 &&
+           a.commands[0][3].rfind("StartTime=now+", 0) == 0;
+  });
+}
+
+// Starts pin a job's nodes; deferrals release too, but never pin.
 int CountStarts(const std::vector<std::string>& log) {
   return static_cast<int>(std::count_if(log.begin(), log.end(), [](const std::string& l) {
-    return l.rfind("scontrol release", 0) == 0;
+    return l.rfind("scontrol update", 0) == 0 && l.find(" NumNodes=") != std::string::npos;
   }));
 }
 
@@ -140,8 +156,7 @@ TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
     const JobPlacement& p = report->plan.jobs[static_cast<size_t>(cand.job)];
     const FakeSlurm::Job& j = fake.jobs().at(cand.slurm_id);
     if (!p.started() || *p.start_step != 0) {
-      EXPECT_EQ(j.state, "PENDING");
-      EXPECT_TRUE(j.held);
+      EXPECT_TRUE(Deferred(fake, j)) << cand.slurm_id;
       continue;
     }
     ++started;
@@ -155,7 +170,7 @@ TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
   EXPECT_EQ(started, 2);
   EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
   EXPECT_EQ(fake.jobs().at(b).state, "RUNNING");
-  EXPECT_TRUE(fake.jobs().at(c).held);
+  EXPECT_TRUE(Deferred(fake, fake.jobs().at(c)));
   // The untyped request was cleared before the typed one (22.05 refuses it otherwise).
   const auto& log = fake.log();
   const auto clear = std::find(log.begin(), log.end(),
@@ -163,11 +178,13 @@ TEST(SlurmCycle, StartsPlannedJobsOnExactlyThePlannedGpusOnce) {
   ASSERT_NE(clear, log.end());
   EXPECT_NE(std::next(clear)->find("Gres=gpu:g"), std::string::npos);
 
-  // Idempotent: the next cycle starts nothing and changes nothing.
+  // Idempotent: the next cycle starts nothing and only renews the waiting job's begin time.
   fake.ClearLog();
   auto again = Cycle(fake, SlurmConfig{}, h);
   ASSERT_TRUE(again) << again.error().ToString();
-  EXPECT_TRUE(again->actions.empty());
+  ASSERT_EQ(again->actions.size(), 1u);
+  EXPECT_TRUE(OnlyRenewals(again->actions));
+  EXPECT_EQ(again->actions[0].job, c);
   EXPECT_EQ(CountStarts(fake.log()), 0);
 }
 
@@ -197,7 +214,7 @@ TEST(SlurmCycle, ReleasedJobWaitingForTheSchedulerIsNotStartedAgain) {
   EXPECT_EQ(all, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
-TEST(SlurmCycle, ReleasedJobWhoseGpusAreTakenIsHeldAgain) {
+TEST(SlurmCycle, ReleasedJobWhoseGpusAreTakenIsDeferredAgain) {
   FakeSlurm fake(1, 8);
   fake.start_on_release = false;
   const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8);
@@ -208,10 +225,14 @@ TEST(SlurmCycle, ReleasedJobWhoseGpusAreTakenIsHeldAgain) {
   fake.ClearLog();
   auto again = Cycle(fake, SlurmConfig{}, h);
   ASSERT_TRUE(again) << again.error().ToString();
-  EXPECT_NE(std::find(fake.log().begin(), fake.log().end(), "scontrol hold " + std::to_string(a)),
-            fake.log().end());
-  EXPECT_TRUE(fake.jobs().at(a).held);
-  EXPECT_EQ(fake.jobs().at(a).state, "PENDING");
+  EXPECT_EQ(fake.log().at(2), "scontrol update JobId=" + std::to_string(a) +
+                                  " StartTime=now+600 AdminComment=ordo:deferred");
+  EXPECT_TRUE(Deferred(fake, fake.jobs().at(a)));
+  // ordo's again: the next cycle plans it (and, its GPUs still taken, renews its begin time).
+  auto third = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(third);
+  ASSERT_EQ(third->mapping.candidates.size(), 1u);
+  EXPECT_EQ(third->mapping.candidates[0].waiting, Waiting::kDeferred);
 }
 
 TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
@@ -228,12 +249,128 @@ TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
   fifo.dry_run = true;
   fifo.dry_out = &fifo_out;
   ASSERT_TRUE(RunCycle(fake, SlurmConfig{}, fifo, h.sleep, h.log));
-  EXPECT_NE(fifo_out.str().find("scontrol release " + std::to_string(low)), std::string::npos)
+  EXPECT_NE(fifo_out.str().find("JobId=" + std::to_string(low) + " NumNodes="), std::string::npos)
+      << fifo_out.str();
+  EXPECT_EQ(fifo_out.str().find("JobId=" + std::to_string(high) + " NumNodes="), std::string::npos)
       << fifo_out.str();
   EXPECT_EQ(CountStarts(fake.log()), 0);  // dry run: nothing ran
   ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
   EXPECT_EQ(fake.jobs().at(high).state, "RUNNING");
-  EXPECT_TRUE(fake.jobs().at(low).held);
+  EXPECT_TRUE(Deferred(fake, fake.jobs().at(low)));
+}
+
+TEST(SlurmCycle, WaitingJobsGoBackToSlurmAfterTheSilenceAndBackToOrdoAfterARestart) {
+  FakeSlurm fake(1, 8);
+  const int64_t big = fake.SubmitHeld("ordo:kind=training,priority=9,duration=2h", 8);
+  const int64_t small1 = fake.SubmitHeld("ordo:kind=training,priority=2,duration=1h", 4);
+  const int64_t small2 = fake.SubmitHeld("ordo:kind=training,priority=1,duration=1h", 4);
+  SlurmConfig config;
+  config.silence_s = 300;
+  Harness h;
+  ASSERT_TRUE(Cycle(fake, config, h));
+  ASSERT_EQ(fake.jobs().at(big).state, "RUNNING");
+  // The held jobs that wait: their hold becomes a marked begin time, set before the release.
+  for (int64_t id : {small1, small2}) {
+    EXPECT_TRUE(Deferred(fake, fake.jobs().at(id), 300)) << id;
+    const auto update = std::find(fake.log().begin(), fake.log().end(),
+                                  "scontrol update JobId=" + std::to_string(id) +
+                                      " StartTime=now+300 AdminComment=ordo:deferred");
+    ASSERT_NE(update, fake.log().end());
+    EXPECT_EQ(*std::next(update), "scontrol release " + std::to_string(id));
+  }
+  // Each cycle renews it: the silence counts from ordo's last cycle.
+  fake.now += 200;
+  auto renewed = Cycle(fake, config, h, kNow + 200);
+  ASSERT_TRUE(renewed);
+  EXPECT_TRUE(OnlyRenewals(renewed->actions));
+  EXPECT_TRUE(Deferred(fake, fake.jobs().at(small1), 300));
+
+  // ordo stops; the big job ends. Slurm's scheduler leaves the jobs alone until the begin time...
+  fake.jobs().erase(big);
+  fake.now += 299;
+  fake.Tick();
+  EXPECT_EQ(fake.jobs().at(small1).state, "PENDING");
+  // ...and then starts them itself.
+  fake.now += 1;
+  fake.Tick();
+  EXPECT_EQ(fake.jobs().at(small1).state, "RUNNING");
+  EXPECT_EQ(fake.jobs().at(small2).state, "RUNNING");
+  const std::vector<int> first = fake.jobs().at(small1).indices;
+
+  // ordo comes back: both run where Slurm put them; nothing is started, moved or renewed.
+  fake.ClearLog();
+  auto back = Cycle(fake, config, h, fake.now);
+  ASSERT_TRUE(back) << back.error().ToString();
+  EXPECT_TRUE(back->mapping.candidates.empty());
+  EXPECT_TRUE(back->actions.empty());
+  EXPECT_EQ(fake.log().size(), 2u);  // sinfo and squeue only
+  EXPECT_EQ(fake.jobs().at(small1).indices, first);
+}
+
+TEST(SlurmCycle, ExpiredDeferralThatDidNotStartIsOrdosAgainAndStartsOnce) {
+  FakeSlurm fake(1, 8);
+  const int64_t filler = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow);
+  const int64_t a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=1h", 4);
+  Harness h;
+  ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
+  ASSERT_TRUE(Deferred(fake, fake.jobs().at(a)));
+  // ordo was silent past the begin time; the GPUs stayed busy, so Slurm could not start it.
+  fake.now += 3600;
+  fake.Tick();
+  ASSERT_EQ(fake.jobs().at(a).state, "PENDING");
+  // Back, still busy: it is a candidate again and its begin time is pushed out.
+  auto busy = Cycle(fake, SlurmConfig{}, h, fake.now);
+  ASSERT_TRUE(busy);
+  ASSERT_EQ(busy->mapping.candidates.size(), 1u);
+  EXPECT_EQ(busy->mapping.candidates[0].waiting, Waiting::kDeferred);
+  EXPECT_TRUE(Deferred(fake, fake.jobs().at(a)));
+  // The filler ends: ordo starts it, pushing its begin time out before changing its request, and
+  // clearing its mark as it makes it due.
+  fake.jobs().erase(filler);
+  fake.ClearLog();
+  auto report = Cycle(fake, SlurmConfig{}, h, fake.now);
+  ASSERT_TRUE(report);
+  const std::string id = "JobId=" + std::to_string(a);
+  const std::vector<std::string> expected = {
+      "sinfo --json",
+      "squeue --all --json",
+      "scontrol update " + id + " StartTime=now+600",
+      "scontrol update " + id + " TresPerNode=",
+      "scontrol update " + id + " NumNodes=1 NodeList=n1 Gres=gpu:g0:1,gpu:g1:1,gpu:g2:1,gpu:g3:1",
+      "scontrol update " + id + " StartTime=now AdminComment="};
+  EXPECT_EQ(fake.log(), expected);
+  fake.Tick();
+  EXPECT_EQ(fake.jobs().at(a).state, "RUNNING");
+  EXPECT_EQ(fake.jobs().at(a).indices, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_TRUE(fake.jobs().at(a).admin_comment.empty());
+  auto again = Cycle(fake, SlurmConfig{}, h, fake.now);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->actions.empty());
+}
+
+TEST(SlurmCycle, AdminHoldsAndOtherAdminCommentsAreLeftAlone) {
+  FakeSlurm fake(1, 8);
+  fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow);
+  const int64_t admin = fake.SubmitHeld("ordo:kind=training,priority=9,duration=1h", 4);
+  fake.jobs().at(admin).hold_reason = "JobHeldAdmin";
+  const int64_t noted = fake.SubmitHeld("ordo:kind=training,priority=5,duration=1h", 4);
+  fake.jobs().at(noted).admin_comment = "ticket 4711";
+  Harness h;
+  auto report = Cycle(fake, SlurmConfig{}, h);
+  ASSERT_TRUE(report) << report.error().ToString();
+  // The admin hold is not ordo's to release; the job with someone's admin comment is planned but
+  // keeps its hold while it waits (ordo does not overwrite the comment with its mark).
+  ASSERT_EQ(report->mapping.candidates.size(), 1u);
+  EXPECT_EQ(report->mapping.candidates[0].slurm_id, noted);
+  EXPECT_TRUE(report->mapping.candidates[0].foreign_admin_comment);
+  EXPECT_TRUE(std::any_of(report->mapping.notes.begin(), report->mapping.notes.end(),
+                          [](const std::string& n) {
+                            return n.find("held by an administrator") != std::string::npos;
+                          }));
+  EXPECT_TRUE(report->actions.empty());
+  EXPECT_TRUE(fake.jobs().at(admin).held);
+  EXPECT_TRUE(fake.jobs().at(noted).held);
+  EXPECT_EQ(fake.jobs().at(noted).admin_comment, "ticket 4711");
 }
 
 TEST(SlurmCycle, ServiceCapacityFollowsItsCurveWithFewMoves) {
@@ -269,7 +406,7 @@ TEST(SlurmCycle, ServiceCapacityFollowsItsCurveWithFewMoves) {
     fake.ClearLog();
     auto again = Cycle(fake, config, h, kNow + step * 3600);
     ASSERT_TRUE(again);
-    EXPECT_TRUE(again->actions.empty()) << "step " << step;
+    EXPECT_TRUE(OnlyRenewals(again->actions)) << "step " << step;
   }
 }
 

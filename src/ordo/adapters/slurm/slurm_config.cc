@@ -1,5 +1,6 @@
 #include "ordo/adapters/slurm/slurm_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -10,6 +11,10 @@ namespace ordo::slurm {
 namespace {
 
 using nlohmann::json;
+
+// A silence below a few seconds cannot outlast one cycle's own commands.
+constexpr double kMinSilenceS = 10;
+constexpr double kMaxSilenceS = 7 * 24 * 3600;
 
 Result<void> CheckKeys(const json& obj, const std::string& where,
                        const std::set<std::string>& known) {
@@ -136,7 +141,7 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   if (!root.is_object()) return FailInput("", "the configuration must be an object");
   if (auto k = CheckKeys(root, "",
                          {"step_minutes", "horizon_steps", "objective", "partition", "services",
-                          "command_timeout_s", "salloc_immediate_s", "retry"});
+                          "command_timeout_s", "salloc_immediate_s", "retry", "silence_s"});
       !k) {
     return Fail(k.error());
   }
@@ -167,6 +172,11 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   if (!immediate) return Fail(immediate.error());
   config.command_timeout_s = *timeout;
   config.salloc_immediate_s = std::ceil(*immediate);
+  if (root.contains("silence_s")) {
+    auto silence = Number(root, "", "silence_s", kMinSilenceS, kMaxSilenceS, 0);
+    if (!silence) return Fail(silence.error());
+    config.silence_s = *silence;
+  }
   if (auto retry = root.find("retry"); retry != root.end()) {
     if (!retry->is_object()) return FailInput("retry", "must be an object");
     if (auto k = CheckKeys(*retry, "retry", {"attempts", "initial_backoff_s", "max_backoff_s"}); !k)
@@ -191,6 +201,29 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
     }
   }
   return config;
+}
+
+int64_t SilenceSeconds(const SlurmConfig& config) {
+  return static_cast<int64_t>(std::ceil(config.silence_s.value_or(kMinDefaultSilenceS)));
+}
+
+Result<void> ResolveSilence(SlurmConfig& config, std::optional<double> every_s,
+                            const std::string& field) {
+  const double period = every_s.value_or(config.step_minutes * 60.0);
+  if (!config.silence_s) {
+    config.silence_s = std::max(kMinDefaultSilenceS, 2 * period);
+    return {};
+  }
+  if (*config.silence_s < kMinSilenceS || *config.silence_s > kMaxSilenceS) {
+    return FailInput(field, "must be between " + std::to_string(static_cast<int>(kMinSilenceS)) +
+                                " s and 7 days");
+  }
+  if (every_s && *config.silence_s <= *every_s) {
+    return FailInput(field, "must be longer than --every (" +
+                                std::to_string(static_cast<int64_t>(*every_s)) +
+                                " s): waiting jobs would go to Slurm between two cycles");
+  }
+  return {};
 }
 
 Result<SlurmConfig> ReadSlurmConfigFile(const std::string& path) {

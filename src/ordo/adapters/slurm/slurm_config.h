@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,24 @@ struct SlurmConfig {
   double command_timeout_s = 30;
   double salloc_immediate_s = 10;  // salloc --immediate: how long a placeholder may wait
   RetryPolicy retry;
+  /// How long ordo may be silent (no cycle enforced) before the jobs it keeps waiting go back to
+  /// Slurm's own scheduling. Unset: ResolveSilence's default.
+  std::optional<double> silence_s;
 };
+
+/// Without `silence_s`: twice the cycle period (`every_s`, or one step of the time grid when
+/// ordo runs once per invocation), at least 10 minutes.
+inline constexpr double kMinDefaultSilenceS = 600;
+
+/// The silence in whole seconds (`silence_s`, rounded up; kMinDefaultSilenceS when unset).
+int64_t SilenceSeconds(const SlurmConfig& config);
+
+/// Fills in the default `silence_s` for a command that runs a cycle every `every_s` seconds
+/// (nullopt: once per invocation) and checks it: a silence not longer than the cycle period would
+/// hand jobs to Slurm between two healthy cycles. The error names `field` (the option or key the
+/// value came from).
+[[nodiscard]] Result<void> ResolveSilence(SlurmConfig& config, std::optional<double> every_s,
+                                          const std::string& field);
 
 /// Parses the configuration. Errors name the field (`services[1].demand[3]`). Unknown fields are
 /// errors unless they start with `x-`.

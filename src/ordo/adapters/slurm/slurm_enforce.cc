@@ -40,28 +40,47 @@ std::string FormatIndices(const std::vector<int>& indices) {
 
 std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
                                   const SlurmConfig& config) {
-  std::vector<Action> holds;
+  std::vector<Action> redefers;
   std::vector<Action> cancels;
   std::vector<Action> starts;
   std::vector<Action> creates;
+  std::vector<Action> waits;
   const Scenario& sc = mapping.scenario;
-
-  for (int64_t id : mapping.rehold) {
-    Action a;
-    a.kind = ActionKind::kHold;
-    a.job = id;
-    a.description =
-        "hold job " + std::to_string(id) + " again (released, not started, its GPUs are taken)";
-    a.commands = {{"scontrol", "hold", std::to_string(id)}};
-    holds.push_back(std::move(a));
-  }
-
+  const std::string keep_until = "StartTime=now+" + std::to_string(SilenceSeconds(config));
   // ---- jobs the plan starts now
   std::map<std::string, const JobPlacement*> placement;
   for (const JobPlacement& p : plan.jobs) placement[p.id] = &p;
   for (const Candidate& c : mapping.candidates) {
     const auto it = placement.find(sc.jobs[static_cast<size_t>(c.job)].id);
-    if (it == placement.end() || !it->second->started() || *it->second->start_step != 0) continue;
+    const std::string id = std::to_string(c.slurm_id);
+    if (it == placement.end() || !it->second->started() || *it->second->start_step != 0) {
+      // Not now: keep it waiting with a begin time `silence` from now, renewed every cycle, so
+      // that it goes back to Slurm's own scheduling if ordo falls silent (docs/slurm.md).
+      if (c.foreign_admin_comment) continue;  // keeps the user's hold; see Candidate
+      Action a;
+      a.kind = ActionKind::kDefer;
+      a.job = c.slurm_id;
+      switch (c.waiting) {
+        case Waiting::kHeld:
+          a.description = "defer job " + id + ": its hold becomes a begin time " +
+                          std::to_string(SilenceSeconds(config)) + " s away, renewed every cycle";
+          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until,
+                         "AdminComment=" + std::string(kDeferredMark)},
+                        {"scontrol", "release", id}};
+          break;
+        case Waiting::kDeferred:
+          a.description = "renew job " + id + "'s begin time";
+          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until}};
+          break;
+        case Waiting::kReleased:
+          a.description = "defer job " + id + " again (released, not started, its GPUs are taken)";
+          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until,
+                         "AdminComment=" + std::string(kDeferredMark)}};
+          break;
+      }
+      (c.waiting == Waiting::kReleased ? redefers : waits).push_back(std::move(a));
+      continue;
+    }
     const JobPlacement& p = *it->second;
     // The planned block, node by node (a block is inside one node or covers whole nodes).
     std::vector<std::string> nodes;
@@ -85,13 +104,16 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
     a.job = c.slurm_id;
     a.node = Join(nodes, ",");
     a.gpus = indices;
-    const std::string id = std::to_string(c.slurm_id);
     a.description = "start job " + id + " on " + a.node + " GPUs " + FormatIndices(indices) + " (" +
                     std::to_string(p.gpus) + " GPUs, " + std::to_string(p.duration_steps) +
                     " steps; scenario GPUs " + std::to_string(p.first_gpu) + "-" +
                     std::to_string(p.first_gpu + p.gpus - 1) + ")";
     const std::string num_nodes = "NumNodes=" + std::to_string(nodes.size());
     const std::string node_list = "NodeList=" + a.node;
+    const bool held = c.waiting == Waiting::kHeld;
+    // A job that is not held could start the moment its begin time passes: push it out first, so
+    // that it cannot start between the commands below with half its request changed.
+    if (!held) a.commands.push_back({"scontrol", "update", "JobId=" + id, keep_until});
     if (typed) {
       // Two updates: clearing first is what makes 22.05 accept a typed request (see the header).
       a.commands.push_back({"scontrol", "update", "JobId=" + id, "TresPerNode="});
@@ -101,7 +123,12 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
       a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
                             "Gres=gpu:" + std::to_string(indices.size())});
     }
-    a.commands.push_back({"scontrol", "release", id});
+    if (!held || c.marked) {
+      // Due now, and no longer ordo's deferral: a later cycle sees it as released by ordo.
+      a.commands.push_back({"scontrol", "update", "JobId=" + id, "StartTime=now"});
+      if (c.marked) a.commands.back().push_back("AdminComment=");
+    }
+    if (held) a.commands.push_back({"scontrol", "release", id});
     starts.push_back(std::move(a));
   }
 
@@ -214,7 +241,7 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
   }
 
   std::vector<Action> all;
-  for (auto* list : {&holds, &cancels, &starts, &creates}) {
+  for (auto* list : {&redefers, &cancels, &starts, &creates, &waits}) {
     for (Action& a : *list) all.push_back(std::move(a));
   }
   return all;

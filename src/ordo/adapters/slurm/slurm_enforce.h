@@ -4,7 +4,14 @@
 //    released: `scontrol update JobId=X TresPerNode=` (clears the untyped request: Slurm 22.05
 //    refuses an untyped -> typed GRES change and adds typed changes to the old ones), then
 //    `scontrol update JobId=X NumNodes=K NodeList=a,b Gres=gpu:g4:1,...`, then `scontrol release
-//    X`. Only held jobs are candidates, so a job is never started twice.
+//    X`. A deferred job (below) is first pushed out, then pinned the same way, then made due:
+//    `scontrol update JobId=X StartTime=now AdminComment=`. Only waiting jobs are candidates and a
+//    started one no longer carries ordo's mark, so a job is never started twice.
+//  - every other candidate is kept waiting by a begin time, not an indefinite hold: a held job is
+//    deferred (`scontrol update JobId=X StartTime=now+SILENCE AdminComment=ordo:deferred`, then
+//    `scontrol release X`) and a deferred one renewed (`StartTime=now+SILENCE`) every cycle. When
+//    ordo stops, the begin times pass and Slurm's own priority scheduling starts the jobs; a
+//    restarted ordo recognises its mark and takes the still-waiting ones back.
 //  - a service's capacity is one placeholder allocation per GPU (`salloc --no-shell -J
 //    ordo-svc-ID -w NODE --gres=gpu:gI:1`): placeholders the plan no longer wants are cancelled
 //    first, then jobs start, then new placeholders are made. Placeholders stay where they are when
@@ -24,12 +31,12 @@
 namespace ordo::slurm {
 
 /// Stored in logs only; values may change.
-enum class ActionKind { kHold, kCancelPlaceholder, kStartJob, kCreatePlaceholder };
+enum class ActionKind { kDefer, kCancelPlaceholder, kStartJob, kCreatePlaceholder };
 
 /// One decision and the commands that carry it out, in order.
 struct Action {
   ActionKind kind = ActionKind::kStartJob;
-  int64_t job = 0;          // the Slurm job (hold, cancel, start)
+  int64_t job = 0;          // the Slurm job (defer, cancel, start)
   std::string service;      // placeholders
   std::string node;         // start: the node list; placeholders: the node
   std::vector<int> gpus;    // GPU indices (per node) the action concerns
@@ -38,7 +45,9 @@ struct Action {
 };
 
 /// The actions that make Slurm follow step 0 of `plan` (a legal plan of mapping.scenario), in the
-/// order they must run: re-holds, placeholder cancellations, job starts, new placeholders.
+/// order they must run: re-deferrals of released jobs whose GPUs were taken, placeholder
+/// cancellations, job starts, new placeholders, then the deferrals and renewals that keep every
+/// other candidate waiting for `SilenceSeconds(config)` more.
 std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
                                   const SlurmConfig& config);
 

@@ -214,54 +214,65 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
   }
 
   // ---- jobs ordo released that Slurm has not started yet: pinned at step 0 where ordo put them
-  std::vector<const SlurmJob*> pending;
+  struct Waiter {
+    const SlurmJob* job;
+    Waiting waiting;
+  };
+  std::vector<Waiter> pending;
   for (const SlurmJob& job : snapshot.jobs) {
     if (!job.pending()) continue;
     auto meta = ParseOrdoComment(job.comment);
     if (meta && !*meta) continue;  // not ordo's
-    if (!meta) {
-      if (job.held()) pending.push_back(&job);  // reported below
+    if (job.held_by_admin()) {
+      m.notes.push_back(JobLabel(job) + ": held by an administrator; left alone");
       continue;
     }
-    if (!job.held()) {
-      std::vector<int> ids;
-      bool ok = !job.required_nodes.empty();
-      for (const std::string& node : job.required_nodes) {
-        std::vector<int> indices = job.requested_indices;
-        const auto it = node_index.find(node);
-        if (indices.empty() && it != node_index.end() &&
-            job.gpus_per_node == m.node_gpus[static_cast<size_t>(it->second)]) {
-          for (int i = 0; i < job.gpus_per_node; ++i) indices.push_back(i);  // a whole node
-        }
-        if (indices.empty()) ok = false;
-        for (int index : indices) {
-          const int g = gpu_id(node, index);
-          if (g < 0 || owner[static_cast<size_t>(g)] != 0)
-            ok = false;
-          else
-            ids.push_back(g);
-        }
-      }
-      std::sort(ids.begin(), ids.end());
-      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      if (ok && !ids.empty()) {
-        add_pinned(job, ids, 0, 0);
-      } else if (!job.required_nodes.empty()) {
-        // Released onto GPUs that are not free (or no longer exist): take it back and replan.
-        m.rehold.push_back(job.id);
-        m.notes.push_back(JobLabel(job) + ": released but its GPUs are taken; held again");
-        pending.push_back(&job);
-      }
+    if (job.held()) {
+      pending.push_back({&job, Waiting::kHeld});
       continue;
     }
-    pending.push_back(&job);
+    if (job.deferred_by_ordo()) {
+      // Its begin time may have passed (ordo was silent): Slurm may start it any moment, and
+      // until it does, it is ordo's again.
+      pending.push_back({&job, Waiting::kDeferred});
+      continue;
+    }
+    if (!meta) continue;  // released, bad metadata: left to Slurm
+    std::vector<int> ids;
+    bool ok = !job.required_nodes.empty();
+    for (const std::string& node : job.required_nodes) {
+      std::vector<int> indices = job.requested_indices;
+      const auto it = node_index.find(node);
+      if (indices.empty() && it != node_index.end() &&
+          job.gpus_per_node == m.node_gpus[static_cast<size_t>(it->second)]) {
+        for (int i = 0; i < job.gpus_per_node; ++i) indices.push_back(i);  // a whole node
+      }
+      if (indices.empty()) ok = false;
+      for (int index : indices) {
+        const int g = gpu_id(node, index);
+        if (g < 0 || owner[static_cast<size_t>(g)] != 0)
+          ok = false;
+        else
+          ids.push_back(g);
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    if (ok && !ids.empty()) {
+      add_pinned(job, ids, 0, 0);
+    } else if (!job.required_nodes.empty()) {
+      // Released onto GPUs that are not free (or no longer exist): take it back and replan.
+      m.notes.push_back(JobLabel(job) + ": released but its GPUs are taken; deferred again");
+      pending.push_back({&job, Waiting::kReleased});
+    }
   }
 
-  // ---- held ordo jobs: the work to plan, oldest first (FIFO's order for the baselines)
-  std::sort(pending.begin(), pending.end(), [](const SlurmJob* a, const SlurmJob* b) {
-    return a->submit_time != b->submit_time ? a->submit_time < b->submit_time : a->id < b->id;
+  // ---- ordo's waiting jobs: the work to plan, oldest first (FIFO's order for the baselines)
+  std::sort(pending.begin(), pending.end(), [](const Waiter& a, const Waiter& b) {
+    return a.job->submit_time != b.job->submit_time ? a.job->submit_time < b.job->submit_time
+                                                    : a.job->id < b.job->id;
   });
-  for (const SlurmJob* job : pending) {
+  for (const auto& [job, waiting] : pending) {
     auto meta = ParseOrdoComment(job->comment);
     if (!meta) {
       m.notes.push_back(JobLabel(*job) + ": left out: " + meta.error().ToString());
@@ -294,7 +305,11 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
       m.notes.push_back(JobLabel(*job) + ": left out: " + bad);
       continue;
     }
-    m.candidates.push_back(Candidate{static_cast<int>(sc.jobs.size()), job->id});
+    Candidate cand{static_cast<int>(sc.jobs.size()), job->id, waiting};
+    cand.marked = job->admin_comment == kDeferredMark;
+    cand.foreign_admin_comment =
+        waiting == Waiting::kHeld && !cand.marked && !job->admin_comment.empty();
+    m.candidates.push_back(cand);
     sc.jobs.push_back(std::move(j));
   }
 

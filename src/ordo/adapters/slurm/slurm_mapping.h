@@ -5,9 +5,10 @@
 // consecutive nodes with the same GPU count and type form one node group. A node's GPU count is
 // rounded down to a power of two (at most 16); GPUs above are left out of the model.
 // Jobs: every running job is pinned where it runs (one running job when its GPUs form one aligned
-// block, else one pinned piece per aligned block); held pending jobs whose comment starts with
-// "ordo:" are the jobs to plan; a job ordo released that has not started yet is pinned at step 0
-// on the GPUs it was given. Services: each configured service's demand window, with
+// block, else one pinned piece per aligned block); pending jobs whose comment starts with "ordo:"
+// and that are held by their user or deferred by ordo (kDeferredMark) are the jobs to plan; a job
+// ordo released that has not started yet is pinned at step 0 on the GPUs it was given. Jobs held
+// by an administrator are left alone. Services: each configured service's demand window, with
 // current_gpus = the placeholder allocations (`ordo-svc-ID`) it holds.
 #pragma once
 
@@ -33,10 +34,24 @@ struct Snapshot {
   int64_t now = 0;  // Unix seconds: step 0 starts here
 };
 
-/// A held job ordo may start: scenario.jobs[job] is Slurm job `slurm_id`.
+/// How a job ordo plans is being kept from starting, which decides the commands that start it or
+/// keep it waiting (slurm_enforce.h).
+enum class Waiting {
+  kHeld,      // the user's hold (`sbatch --hold`): not yet seen by ordo, or never deferrable
+  kDeferred,  // ordo's begin time (StartTime=), marked kDeferredMark; may have passed
+  kReleased,  // ordo released it, its GPUs were taken before it started: deferred again now
+};
+
+/// A job ordo may start: scenario.jobs[job] is Slurm job `slurm_id`.
 struct Candidate {
   int job = 0;
   int64_t slurm_id = 0;
+  Waiting waiting = Waiting::kHeld;
+  /// Its admin comment is kDeferredMark (cleared when ordo starts it).
+  bool marked = false;
+  /// Held, with an admin comment that is not ordo's: ordo does not overwrite it, so the job keeps
+  /// its hold (no expiry) until ordo starts it.
+  bool foreign_admin_comment = false;
 };
 
 /// A running placeholder allocation of one GPU for a service.
@@ -53,9 +68,6 @@ struct Mapping {
   std::vector<int> node_gpus;       // GPUs of each node in the model (a power of two)
   std::vector<Candidate> candidates;
   std::vector<Placeholder> placeholders;
-  /// Jobs ordo released that have not started and whose GPUs something else now holds: held
-  /// again this cycle and planned afresh.
-  std::vector<int64_t> rehold;
   /// One line per job or allocation left out of the model, and why.
   std::vector<std::string> notes;
 

@@ -191,6 +191,8 @@ bool SlurmJob::held() const {
           reason == "job_requeued_in_held_state");
 }
 
+bool SlurmJob::deferred_by_ordo() const { return pending() && admin_comment == kDeferredMark; }
+
 bool SlurmJob::running() const {
   return state == "RUNNING" || state == "COMPLETING" || state == "SUSPENDED" ||
          state == "CONFIGURING" || state == "STAGE_OUT";
@@ -573,7 +575,7 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     for (auto [key, target] :
          {std::pair{"name", &job.name}, std::pair{"job_state", &job.state},
           std::pair{"state_reason", &job.reason}, std::pair{"comment", &job.comment},
-          std::pair{"partition", &job.partition}}) {
+          std::pair{"admin_comment", &job.admin_comment}, std::pair{"partition", &job.partition}}) {
       auto value = GetString(j, key, where, std::string_view(key) == "job_state");
       if (!value) return Fail(value.error());
       *target = std::move(*value);
@@ -628,7 +630,8 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
       }
     }
     for (auto [key, target] :
-         {std::pair{"submit_time", &job.submit_time}, std::pair{"start_time", &job.start_time}}) {
+         {std::pair{"submit_time", &job.submit_time}, std::pair{"start_time", &job.start_time},
+          std::pair{"eligible_time", &job.eligible_time}}) {
       auto t = GetNumber(j, key, where);
       if (!t) return Fail(t.error());
       *target = t->value_or(0);

@@ -32,6 +32,11 @@ struct SlurmNode {
   [[nodiscard]] bool index_typed() const { return !index_types.empty(); }
 };
 
+/// The admin comment ordo puts on a job it keeps waiting with a begin time instead of a hold
+/// (docs/slurm.md, "When ordo stops"): how a restarted ordo tells its own deferrals from a begin
+/// time a user chose.
+inline constexpr std::string_view kDeferredMark = "ordo:deferred";
+
 /// One job as `squeue --json` reports it.
 struct SlurmJob {
   int64_t id = 0;
@@ -39,6 +44,7 @@ struct SlurmJob {
   std::string state;   // "PENDING", "RUNNING", "COMPLETING", ...
   std::string reason;  // state_reason: "JobHeldUser", "Resources", ...
   std::string comment;
+  std::string admin_comment;  // ordo's deferral mark lives here (kDeferredMark)
   std::string partition;
   int64_t priority = 0;
   std::vector<std::string> nodes;           // allocated nodes (expanded), empty while pending
@@ -51,10 +57,15 @@ struct SlurmJob {
   std::vector<std::vector<int>> gpu_indices;
   int64_t submit_time = 0;  // Unix seconds
   int64_t start_time = 0;
+  int64_t eligible_time = 0;  // Unix seconds: its begin time (StartTime=), 0 when unknown
   std::optional<int> time_limit_minutes;  // none when unlimited
 
   /// Held: pending with priority 0 (a user or admin hold).
   [[nodiscard]] bool held() const;
+  /// Held by an operator or administrator (`scontrol hold` as one): ordo never releases it.
+  [[nodiscard]] bool held_by_admin() const { return held() && reason == "JobHeldAdmin"; }
+  /// Pending with ordo's deferral mark: a begin time ordo set and renews every cycle.
+  [[nodiscard]] bool deferred_by_ordo() const;
   [[nodiscard]] bool running() const;  // RUNNING, COMPLETING, SUSPENDED, CONFIGURING
   [[nodiscard]] bool pending() const { return state == "PENDING"; }
 };
