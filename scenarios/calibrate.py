@@ -19,7 +19,9 @@ shows ordo beside the study, whatever it gets.
 
   calibrate.py                 build the seven with the chosen knobs, print FIFO against the study
                                (exit 1 if any is more than 2 points off)
-  calibrate.py --search        try every knob triple of the grid, print the chosen per scenario
+  calibrate.py --search        try every knob triple of the grid, print the chosen per scenario:
+                               within 2 points, the least change of spread and length, then the
+                               lowest order, among the knobs where FIFO starts a quarter of the jobs
   calibrate.py --write         also write scenarios/01..07 (08 and 09 are hand-written)
   --ordo PATH                  the ordo binary (default: $ORDO, then build/release, then build/dev)
 
@@ -27,7 +29,6 @@ Python 3 standard library only.
 """
 
 import argparse
-import concurrent.futures
 import json
 import math
 import os
