@@ -53,6 +53,17 @@ TEST(CompareCommandTest, ReportOverTheBuiltInScenarios) {
   // The study's figures sit beside the scenarios that re-create it: its +105.1% for training-heavy.
   EXPECT_NE(html.find("+105.1%"), std::string::npos);
   EXPECT_NE(md.find("+105.1%"), std::string::npos);
+  // The summary against the study: a row per re-created scenario, with FIFO's utilization beside
+  // the study's and what ordo's gain costs in waiting.
+  const size_t summary = md.find("## Against the study");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_NE(md.find("| study FIFO util", summary), std::string::npos);
+  EXPECT_NE(md.find("never started, fifo", summary), std::string::npos);
+  for (const char* label : {"| mixed control ", "| real-time contention ", "| training-heavy (8 GPUs",
+                            "| large mixed ", "| oversubscribed ", "| scale test (64 GPUs",
+                            "| uniform priority "}) {
+    EXPECT_NE(md.find(label, summary), std::string::npos) << label;
+  }
   for (const char* name : {"mixed-control", "realtime-contention", "training-heavy", "large-mixed",
                            "oversubscribed", "scale-test", "uniform-priority"}) {
     EXPECT_NE(md.find("## " + std::string(name)), std::string::npos) << name;

@@ -65,6 +65,44 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
   return cells;
 }
 
+std::vector<StudyColumn> StudySummaryColumns() {
+  return {{{"scenario", false}, false},   {{"study FIFO util"}, true},
+          {{"fifo util"}, false},          {{"study allocator util"}, true},
+          {{"ordo util"}, false},          {{"study gain"}, true},
+          {{"ordo gain"}, false},          {{"wait mean / p95 h, fifo"}, false},
+          {{"ordo"}, false},               {{"never started, fifo"}, false},
+          {{"ordo"}, false},               {{"ordo planning ms"}, false},
+          {{"study ms"}, true}};
+}
+
+std::vector<std::string> StudySummaryCells(const ScenarioResult& s) {
+  if (!s.study) return {};
+  const PolicyRun* fifo = s.Find("fifo");
+  const PolicyRun* ordo = s.Find("ordo");
+  const bool fifo_ok = fifo != nullptr && fifo->plan.has_value();
+  const bool ordo_ok = ordo != nullptr && ordo->plan.has_value();
+  auto util = [](const PolicyRun& r) { return Percent(r.metrics.utilization); };
+  auto waits = [](const PolicyRun& r) {
+    return Hours(r.waits.all.mean_hours) + " / " + Hours(r.waits.all.p95_hours);
+  };
+  auto never = [](const PolicyRun& r) {
+    return std::to_string(r.waits.all.never_started) + " of " + std::to_string(r.waits.all.jobs);
+  };
+  return {s.study->label,
+          Percent(s.study->fifo_utilization),
+          fifo_ok ? util(*fifo) : "-",
+          Percent(s.study->allocator_utilization),
+          ordo_ok ? util(*ordo) : "-",
+          SignedPercent(s.study->value_gain),
+          ordo_ok ? SignedPercent(ordo->value_gain) : "-",
+          fifo_ok ? waits(*fifo) : "-",
+          ordo_ok ? waits(*ordo) : "-",
+          fifo_ok ? never(*fifo) : "-",
+          ordo_ok ? never(*ordo) : "-",
+          ordo_ok ? Millis(ordo->metrics.solve_ms) : "-",
+          Thousands(s.study->heuristic_latency_ms)};
+}
+
 std::string ScenarioSummary(const Scenario& s) {
   std::string nodes;
   for (size_t g = 0; g < s.cluster.groups.size(); ++g) {

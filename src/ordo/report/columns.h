@@ -25,6 +25,20 @@ std::vector<Column> MetricColumns(bool with_study);
 std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyRun& run,
                                      bool with_study);
 
+/// The "against the study" table, one row per scenario that re-creates the study: utilization of
+/// FIFO (study, here), of the allocator (study, ordo here), the value gain (study, ordo here), what
+/// the gain costs in waiting (mean and p95 wait, never started; fifo and ordo) and the planning
+/// time (ordo, study). `study` marks the study's own columns.
+struct StudyColumn {
+  Column column;
+  bool study = false;
+};
+std::vector<StudyColumn> StudySummaryColumns();
+
+/// The cells of one scenario's row, matching StudySummaryColumns; "-" where a run is missing or
+/// failed. Empty for a scenario without study figures.
+std::vector<std::string> StudySummaryCells(const ScenarioResult& result);
+
 /// "16 GPUs (2 nodes x 8), 24 steps of 60 min, 12 jobs, 1 service".
 std::string ScenarioSummary(const Scenario& scenario);
 

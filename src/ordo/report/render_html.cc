@@ -99,32 +99,32 @@ std::string Anchor(size_t index, const ScenarioResult& s) {
 }
 
 std::string Summary(const Comparison& comparison) {
+  const std::vector<StudyColumn> columns = StudySummaryColumns();
   std::string rows;
   for (size_t i = 0; i < comparison.scenarios.size(); ++i) {
     const ScenarioResult& s = comparison.scenarios[i];
-    if (!s.study) continue;
-    const PolicyRun* fifo = s.Find("fifo");
-    const PolicyRun* ordo = s.Find("ordo");
-    auto util = [](const PolicyRun* r) {
-      return r && r->plan ? Percent(r->metrics.utilization) : "-";
-    };
-    rows += "<tr><td><a href=\"#" + Anchor(i, s) + "\">" + HtmlEscape(s.study->label) +
-            "</a></td><td>" + util(fifo) + " &rarr; " + util(ordo) + "</td><td class=\"study\">" +
-            Percent(s.study->fifo_utilization) + " &rarr; " +
-            Percent(s.study->allocator_utilization) + "</td><td>" +
-            (ordo ? SignedPercent(ordo->value_gain) : "-") + "</td><td class=\"study\">" +
-            SignedPercent(s.study->value_gain) + "</td><td>" +
-            (ordo && ordo->plan ? Millis(ordo->metrics.solve_ms) : "-") +
-            "</td><td class=\"study\">" + Thousands(s.study->heuristic_latency_ms) + "</td></tr>\n";
+    const std::vector<std::string> cells = StudySummaryCells(s);
+    if (cells.empty()) continue;
+    rows += "<tr><td><a href=\"#" + Anchor(i, s) + "\">" + HtmlEscape(cells[0]) + "</a></td>";
+    for (size_t c = 1; c < cells.size() && c < columns.size(); ++c) {
+      rows += std::string(columns[c].study ? "<td class=\"study\">" : "<td>") +
+              HtmlEscape(cells[c]) + "</td>";
+    }
+    rows += "</tr>\n";
   }
   if (rows.empty()) return "";
+  std::string header = "<tr>";
+  for (const StudyColumn& c : columns) {
+    header += std::string(c.study ? "<th class=\"study\">" : "<th>") +
+              HtmlEscape(c.column.header) + "</th>";
+  }
+  header += "</tr>\n";
   return "<h2>Against the study</h2>\n<p>ordo's numbers on the scenarios that re-create the "
-         "study, beside the study's own. The study's values are in its own units, so compare gains "
-         "and utilizations.</p>\n<table>\n<tr><th>scenario</th><th>utilization fifo &rarr; "
-         "ordo</th><th class=\"study\">study</th><th>value gain of ordo</th><th "
-         "class=\"study\">study</th><th>ordo planning ms</th><th class=\"study\">study "
-         "ms</th></tr>\n" +
-         rows + "</table>\n";
+         "study, beside the study's own (scenarios/README.md says how the scenarios were "
+         "calibrated, on FIFO alone). The study's values are in its own units, so compare gains "
+         "and utilizations. Waits count a job never started up to the horizon's end.</p>\n"
+         "<table>\n" +
+         header + rows + "</table>\n";
 }
 
 constexpr std::string_view kDefinitions = R"html(

@@ -91,33 +91,18 @@ std::string RenderMarkdown(const Comparison& comparison) {
          "its own units: compare gains and utilizations, not values. Definitions: docs/cli.md.\n\n";
 
   // The summary against the study, for the scenarios that re-create it.
-  bool any_study = false;
   std::vector<std::vector<std::string>> summary;
   for (const ScenarioResult& s : comparison.scenarios) {
-    if (!s.study) continue;
-    any_study = true;
-    const PolicyRun* fifo = s.Find("fifo");
-    const PolicyRun* ordo = s.Find("ordo");
-    auto util = [](const PolicyRun* r) { return r && r->plan ? Percent(r->metrics.utilization) : "-"; };
-    summary.push_back({s.study->label,
-                       util(fifo) + " -> " + util(ordo),
-                       Percent(s.study->fifo_utilization) + " -> " +
-                           Percent(s.study->allocator_utilization),
-                       ordo ? SignedPercent(ordo->value_gain) : "-",
-                       SignedPercent(s.study->value_gain),
-                       ordo && ordo->plan ? Millis(ordo->metrics.solve_ms) : "-",
-                       Thousands(s.study->heuristic_latency_ms)});
+    if (s.study) summary.push_back(StudySummaryCells(s));
   }
-  if (any_study) {
+  if (!summary.empty()) {
+    std::vector<Column> header;
+    for (const StudyColumn& c : StudySummaryColumns()) header.push_back(c.column);
     out += "## Against the study\n\n";
-    out += PipeTable({{"scenario", false},
-                      {"utilization fifo -> ordo"},
-                      {"study"},
-                      {"value gain of ordo"},
-                      {"study"},
-                      {"ordo planning ms"},
-                      {"study ms"}},
-                     summary);
+    out += "The study's figures beside ours on the scenarios that re-create it "
+           "(scenarios/README.md says how they were calibrated, on FIFO alone). Waits count a job "
+           "never started up to the horizon's end.\n\n";
+    out += PipeTable(header, summary);
     out += "\n";
   }
 

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "ordo/policy/registry.h"
+#include "ordo/report/columns.h"
 #include "ordo/report/comparison.h"
 #include "ordo/report/format.h"
 #include "tests/support/builders.h"
@@ -123,6 +125,39 @@ TEST(RenderTest, MarkdownAndTableShowEveryRun) {
   }
   EXPECT_NE(md.find("## Against the study"), std::string::npos);
   EXPECT_NE(table.find("study (mixed control)"), std::string::npos);
+}
+
+// The summary against the study puts FIFO's and ordo's utilization and gain beside the study's,
+// with what the gain costs in waiting, in Markdown and HTML alike.
+TEST(RenderTest, AgainstTheStudyShowsFifoAndOrdoBesideTheStudyWithTheirWaits) {
+  const Comparison c = Compare({"fifo", "ordo"});
+  const ScenarioResult& s = c.scenarios[0];
+  const std::vector<std::string> cells = StudySummaryCells(s);
+  ASSERT_EQ(cells.size(), StudySummaryColumns().size());
+  const PolicyRun& fifo = *s.Find("fifo");
+  const PolicyRun& ordo = *s.Find("ordo");
+  EXPECT_EQ(cells[0], "mixed control");
+  EXPECT_EQ(cells[1], "51.6%");
+  EXPECT_EQ(cells[2], Percent(fifo.metrics.utilization));
+  EXPECT_EQ(cells[3], "72.4%");
+  EXPECT_EQ(cells[4], Percent(ordo.metrics.utilization));
+  EXPECT_EQ(cells[5], "+54.8%");
+  EXPECT_EQ(cells[6], SignedPercent(ordo.value_gain));
+  EXPECT_EQ(cells[7], Hours(fifo.waits.all.mean_hours) + " / " + Hours(fifo.waits.all.p95_hours));
+  EXPECT_EQ(cells[8], Hours(ordo.waits.all.mean_hours) + " / " + Hours(ordo.waits.all.p95_hours));
+  EXPECT_EQ(cells[9], std::to_string(fifo.waits.all.never_started) + " of 2");
+  EXPECT_EQ(cells[10], std::to_string(ordo.waits.all.never_started) + " of 2");
+  EXPECT_TRUE(StudySummaryCells(c.scenarios[1]).empty());  // not a study scenario
+
+  const std::string md = RenderMarkdown(c);
+  const size_t summary = md.find("## Against the study");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_NE(md.find("| study FIFO util", summary), std::string::npos);
+  EXPECT_NE(md.find("| mixed control ", summary), std::string::npos);
+  EXPECT_EQ(md.find("| other ", summary), std::string::npos);
+  const std::string html = RenderHtml(c);
+  EXPECT_NE(html.find("<th class=\"study\">study FIFO util</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>never started, fifo</th>"), std::string::npos);
 }
 
 TEST(RenderTest, ChartDrawsJobsServicesAndUnmetDemand) {
