@@ -25,7 +25,7 @@ const char* const kCompareUsage =
     "spec's rules and prints the metrics side by side, with the value gain over fifo and, for the\n"
     "scenarios that re-create the published study, the study's own figures.\n"
     "  --policies LIST       comma-separated names: fifo, fifo-backfill, priority-backfill,\n"
-    "                        reactive, ordo, ordo-full\n"
+    "                        reactive, priority-preempt, reactive-preempt, ordo, ordo-full\n"
     "  --format FORMAT       table (default), json or markdown\n"
     "  --report-dir DIR      also write DIR/report.md, DIR/report.html (self-contained, with a\n"
     "                        GPU x time chart per scenario and policy) and DIR/report.json\n"

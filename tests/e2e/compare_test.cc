@@ -44,7 +44,7 @@ TEST(CompareCommandTest, ReportOverTheBuiltInScenarios) {
   ASSERT_FALSE(md.empty());
   ASSERT_FALSE(html.empty());
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "report" / "report.json"));
-  constexpr size_t kPolicies = 6;
+  constexpr size_t kPolicies = 8;
   EXPECT_EQ(Count(html, "<svg"), files.size() * kPolicies);
   EXPECT_EQ(Count(html, "</svg>"), files.size() * kPolicies);
   EXPECT_EQ(Count(html, "http://"), 0u);

@@ -101,6 +101,25 @@ TEST_P(ScenarioTest, FastModeIsWorthAtLeastFifo) {
   EXPECT_GE(ComputeMetrics(*scenario, *ordo).value, ComputeMetrics(*scenario, *fifo).value - 1e-9);
 }
 
+// scenarios/10-checkpoint-preemption.json: long low-priority checkpointed jobs hold the cluster
+// while high-priority work arrives and the service rises; each preempting peer preempts there and
+// beats its base policy's objective.
+TEST(CheckpointScenarioTest, PreemptingPeersBeatTheirBasePolicies) {
+  Result<Scenario> scenario =
+      io::ReadScenarioFile((SourceDir() / "scenarios" / "10-checkpoint-preemption.json").string());
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  for (const auto& [peer, base] : {std::pair{"priority-preempt", "priority-backfill"},
+                                   std::pair{"reactive-preempt", "reactive"}}) {
+    Result<Plan> with = PlanWith(*scenario, peer);
+    Result<Plan> without = PlanWith(*scenario, base);
+    ASSERT_TRUE(with.has_value() && without.has_value());
+    ExpectLegal(*scenario, *with);
+    EXPECT_GT(with->metrics.preemptions, 0) << peer;
+    EXPECT_EQ(without->metrics.preemptions, 0) << base;
+    EXPECT_GT(with->metrics.objective, without->metrics.objective + 100) << peer;
+  }
+}
+
 std::string FileName(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param.substr(0, info.param.rfind('.'));
   for (char& ch : name) {

@@ -43,6 +43,8 @@ PolicyRegistry MakeInTreeRegistry() {
   registry.Register("fifo-backfill", policy::MakeFifoBackfillPolicy);
   registry.Register("priority-backfill", policy::MakePriorityBackfillPolicy);
   registry.Register("reactive", policy::MakeReactivePolicy);
+  registry.Register("priority-preempt", policy::MakePriorityPreemptPolicy);
+  registry.Register("reactive-preempt", policy::MakeReactivePreemptPolicy);
   registry.Register("ordo", policy::MakeFastPolicy);
   registry.Register("ordo-full", policy::MakeFullPolicy);
   return registry;

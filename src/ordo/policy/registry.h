@@ -31,7 +31,8 @@ class PolicyRegistry {
   std::vector<std::string> names_;
 };
 
-/// Every in-tree policy: fifo, fifo-backfill, priority-backfill, reactive, ordo, ordo-full.
+/// Every in-tree policy: fifo, fifo-backfill, priority-backfill, reactive, priority-preempt,
+/// reactive-preempt, ordo, ordo-full.
 PolicyRegistry MakeInTreeRegistry();
 
 /// The time limit a command gives a policy when the user names none: full mode searches for

@@ -53,6 +53,18 @@ void FreeGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
   }
 }
 
+void FreeGrid::Release(int first_gpu, int gpus, int from_step, int to_step) {
+  const int g = cluster_->group_of(first_gpu);
+  const int local = first_gpu - cluster_->group_first_gpu(g);
+  ORDO_ASSERT(local + gpus <= cluster_->group_gpus(g));
+  const int from = std::max(0, from_step);
+  const int to = std::min(steps_, to_step);
+  for (int t = from; t < to; ++t) {
+    uint64_t* row = &bits_[static_cast<size_t>(t) * words_per_step_ + group_offset_[g]];
+    for (int gpu = local; gpu < local + gpus; ++gpu) row[gpu / 64] |= uint64_t{1} << (gpu % 64);
+  }
+}
+
 bool FreeGrid::IsFree(int gpu, int step) const {
   const int g = cluster_->group_of(gpu);
   const int local = gpu - cluster_->group_first_gpu(g);

@@ -37,6 +37,10 @@ class FreeGrid {
   /// horizon. The range must lie inside one group (a legal block, or a single GPU).
   void Occupy(int first_gpu, int gpus, int from_step, int to_step);
 
+  /// Marks the same range free again (a preempted job giving its block back). The caller
+  /// releases only what it occupied.
+  void Release(int first_gpu, int gpus, int from_step, int to_step);
+
   [[nodiscard]] bool IsFree(int gpu, int step) const;
 
   /// The lowest first id, over the groups matching `req`, of an aligned block of `gpus` GPUs free

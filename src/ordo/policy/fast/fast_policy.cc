@@ -24,9 +24,10 @@
 //     PolicyOptions::effort, so the same input, seed and effort give the same plan; the time
 //     limit only cuts the schedule short on inputs too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
-//  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans and plans built
-//     from them, the best objective among those with at least fifo's value and at most reactive's
-//     unmet real-time GPU-steps.
+//  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans (and, where jobs
+//     have checkpoints, the two preempting peers') and plans built from them, the best objective
+//     among those with at least fifo's value and at most reactive's unmet real-time GPU-steps.
+//  7. Where a running job has a checkpoint: preemption where it pays (preemption_move.h).
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve. On up to 5,000 jobs (and
 // inside the time limit): value >= fifo's, unmet real-time demand <= reactive's wherever fast
@@ -54,6 +55,7 @@
 #include "ordo/policy/common/plan_builder.h"
 #include "ordo/policy/common/promises.h"
 #include "ordo/policy/fast/block_grid.h"
+#include "ordo/policy/fast/preemption_move.h"
 #include "ordo/policy/fast/service_curves.h"
 
 namespace ordo::policy {
@@ -120,6 +122,21 @@ class FastPolicy final : public Policy {
         if (auto other = make()->Solve(s, options)) baselines.push_back(std::move(*other));
       }
     }
+    // Where jobs have checkpoints, the preempting peers' plans are candidates too, so fast mode's
+    // plan is never below theirs where they keep the promises.
+    std::vector<Plan> peers;
+    const bool checkpoints = std::any_of(s.jobs.begin(), s.jobs.end(),
+                                         [](const Job& job) { return job.checkpoint.has_value(); });
+    if (checkpoints && baselines.size() == 4 && !OutOfTime()) {
+      for (auto make : {MakePriorityPreemptPolicy, MakeReactivePreemptPolicy}) {
+        if (auto other = make()->Solve(s, options)) peers.push_back(std::move(*other));
+      }
+    }
+    Promises promises;
+    if (baselines.size() == 4) {
+      promises.min_value = baselines[0].metrics.value;
+      promises.max_unmet_gpu_steps = baselines[3].metrics.realtime_unmet_gpu_steps;
+    }
     const long long unmet_limit = baselines.size() == 4
                                       ? baselines[3].metrics.realtime_unmet_gpu_steps
                                       : std::numeric_limits<long long>::max();
@@ -174,7 +191,18 @@ class FastPolicy final : public Policy {
     }
 
     Plan plan = Assemble(outcomes.back().pass.placements, outcomes.back().counts);
-    plan = DoNoHarm(pinned, free, candidates, outcomes, std::move(baselines), std::move(plan));
+    plan = DoNoHarm(pinned, free, candidates, outcomes, std::move(baselines), std::move(peers),
+                    std::move(plan));
+    // Preemption where it pays (preemption_move.h): nothing to do unless a running job has a
+    // checkpoint. Services are untouched, so the plan's unmet demand stays what it is.
+    if (checkpoints && !OutOfTime()) {
+      Promises kept = promises;
+      const Metrics m = ComputeMetrics(s, plan);
+      kept.max_unmet_gpu_steps = std::max(kept.max_unmet_gpu_steps, m.realtime_unmet_gpu_steps);
+      if (auto better = PreemptWherePays(s, plan, kept, [this] { return OutOfTime(); })) {
+        plan = std::move(*better);
+      }
+    }
     if (options.explain) plan.explanations = ExplainPlan(s, plan);
     FinishPlan(s, started, plan);
     return plan;
@@ -241,7 +269,7 @@ class FastPolicy final : public Policy {
   // (empty where the guarantee does not run).
   Plan DoNoHarm(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
                 const std::vector<int>& candidates, const std::vector<Outcome>& outcomes,
-                std::vector<Plan> baselines, Plan own) const {
+                std::vector<Plan> baselines, std::vector<Plan> peers, Plan own) const {
     const Scenario& s = *scenario_;
     if (baselines.size() != 4 || OutOfTime()) return own;
     // Stage 1: fast mode's plan and the baselines' (their metrics come with them).
@@ -250,6 +278,10 @@ class FastPolicy final : public Policy {
     pool.back().metrics = ComputeMetrics(s, pool.back());
     std::optional<Plan> fifo = baselines[0], reactive = baselines[3];
     for (Plan& other : baselines) {
+      other.policy = std::string(name());
+      pool.push_back(std::move(other));
+    }
+    for (Plan& other : peers) {
       other.policy = std::string(name());
       pool.push_back(std::move(other));
     }
@@ -268,6 +300,8 @@ class FastPolicy final : public Policy {
     }
     const size_t first_refill = pool.size();
     for (size_t i = 0; i < first_refill && !OutOfTime(); ++i) {
+      // Refill re-places fresh jobs around running ones pinned whole: not for preempting plans.
+      if (pool[i].metrics.preemptions > 0) continue;
       if (auto plan = Refill(pinned, free, candidates, pool[i])) pool.push_back(std::move(*plan));
     }
     const int passes = std::max(3, PassBudget(candidates.size(), options_->effort) / 4);

@@ -10,7 +10,6 @@
 #include "ordo/core/validate.h"
 #include "tests/support/builders.h"
 
-
 namespace ordo {
 namespace {
 
@@ -63,8 +62,9 @@ TEST(PolicyRegistryTest, NamesAreCaseSensitive) {
 
 // Every in-tree name is a spec name, in the spec's order, and makes a policy of that name.
 TEST(InTreeRegistryTest, RegistersSpecNamesInSpecOrder) {
-  const std::vector<std::string> spec = {"fifo",     "fifo-backfill", "priority-backfill",
-                                         "reactive", "ordo",          "ordo-full"};
+  const std::vector<std::string> spec = {"fifo",     "fifo-backfill",    "priority-backfill",
+                                         "reactive", "priority-preempt", "reactive-preempt",
+                                         "ordo",     "ordo-full"};
   const PolicyRegistry registry = MakeInTreeRegistry();
   size_t next = 0;
   for (const std::string& name : registry.names()) {
@@ -76,10 +76,11 @@ TEST(InTreeRegistryTest, RegistersSpecNamesInSpecOrder) {
   }
 }
 
-TEST(InTreeRegistryTest, KnowsTheSixSpecPolicies) {
-  EXPECT_EQ(MakeInTreeRegistry().names(),
-            (std::vector<std::string>{"fifo", "fifo-backfill", "priority-backfill", "reactive",
-                                      "ordo", "ordo-full"}));
+TEST(InTreeRegistryTest, KnowsTheEightSpecPolicies) {
+  EXPECT_EQ(
+      MakeInTreeRegistry().names(),
+      (std::vector<std::string>{"fifo", "fifo-backfill", "priority-backfill", "reactive",
+                                "priority-preempt", "reactive-preempt", "ordo", "ordo-full"}));
 }
 
 // The wiring: each name makes the planner of that name, whose plan of a small scenario is legal.
@@ -108,8 +109,9 @@ TEST(InTreeRegistryTest, EveryPolicyPlansASmallScenarioLegally) {
 }
 
 // A running job with progress and restart steps left frees its block at restart_steps_left +
-// duration - progress_steps (1 + 6 - 4 = 3), not at start + duration (5): every policy pins it
-// exactly that long, so the job waiting for the whole node starts at 3.
+// duration - progress_steps (1 + 6 - 4 = 3), not at start + duration (5): every policy that does
+// not preempt it pins it exactly that long, so the job waiting for the whole node starts at 3.
+// priority-preempt preempts it (w has the higher priority) and starts w at 0.
 TEST(InTreeRegistryTest, EveryPolicyPinsARunningJobForItsTrueRemainingTime) {
   using testing::MakeJob;
   const Scenario scenario =
@@ -130,7 +132,15 @@ TEST(InTreeRegistryTest, EveryPolicyPinsARunningJobForItsTrueRemainingTime) {
     ASSERT_TRUE(plan.has_value()) << name << ": " << plan.error().ToString();
     testing::ExpectLegal(scenario, *plan);
     ASSERT_EQ(plan->jobs.size(), 2u) << name;
-    EXPECT_EQ(plan->jobs[1].start_step, 3) << name;
+    if (name == "priority-preempt") {
+      EXPECT_EQ(plan->jobs[0].preempt_step, 0) << name;
+      EXPECT_EQ(plan->jobs[1].start_step, 0) << name;
+    } else if (!plan->jobs[0].preempt_step) {
+      EXPECT_EQ(plan->jobs[1].start_step, 3) << name;
+    }
+    if (name != "priority-preempt" && name != "ordo" && name != "ordo-full") {
+      EXPECT_FALSE(plan->jobs[0].preempt_step.has_value()) << name;
+    }
   }
 }
 

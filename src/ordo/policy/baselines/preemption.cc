@@ -1,0 +1,28 @@
+#include "ordo/policy/baselines/preemption.h"
+
+#include <algorithm>
+
+#include "ordo/core/assert.h"
+
+namespace ordo::policy::baselines {
+
+int FirstStayEnd(const Job& job, const JobPlacement& p) {
+  return job.running ? job.running_end_step() : p.end_step();
+}
+
+bool CanPreemptAt(const Job& job, const JobPlacement& p, int q) {
+  return job.checkpoint && p.started() && !p.preempt_step && q >= 0 && *p.start_step < q &&
+         q < FirstStayEnd(job, p);
+}
+
+int ResumeSteps(const Job& job, const JobPlacement& p, int q) {
+  ORDO_ASSERT(CanPreemptAt(job, p, q));
+  // Work done by q: a running job spends its restart steps left from step 0 first.
+  const int done = job.running ? job.running_progress_steps() +
+                                     std::max(0, q - job.running->restart_steps_left.value_or(0))
+                               : q - *p.start_step;
+  const int saved = job.checkpoint->SavedProgress(std::min(done, p.duration_steps));
+  return job.checkpoint->restart_steps + p.duration_steps - saved;
+}
+
+}  // namespace ordo::policy::baselines

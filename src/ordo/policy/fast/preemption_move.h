@@ -1,0 +1,47 @@
+// Fast mode's preemption move (spec "Preemption: checkpoints and migration"): a waiting job of
+// high priority that could start now on GPUs a running, checkpointed job of lower priority holds
+// takes them, and the running job resumes later from its last checkpoint, where that pays.
+//
+// Algorithm. On a finished plan, for each waiting job W the plan leaves unstarted or starts after
+// it could (highest priority first, at most kMaxWaiting), each of W's shapes, each running job R
+// with a checkpoint, a lower priority and no preemption yet, each aligned block B of W's shape that
+// overlaps R's block in a group W may use, and two preempt steps q — the first step W may start
+// there (its arrival, after R's start), and R's next checkpoint from then on, where no work is
+// lost: when B is free over W's run from q apart from R (and W's own later run), R gives its block
+// back at q, W starts on B at q, R resumes on the earliest, lowest block of its size free for its
+// restart steps and unsaved work, and the jobs still unstarted start wherever they now fit
+// (highest priority first, earliest start, lowest block). Every candidate is judged by the spec's
+// objective (ComputeMetrics: lost work and restart steps earn nothing, and the delay of R's
+// remaining work costs its time decay), and the best that beats the plan and keeps the promises
+// is taken; then again, up to kRounds times.
+// Guarantees: the plan returned passes CheckPlan, has a strictly higher objective than `plan`,
+// the same services (unmet demand unchanged) and keeps `promises`; the same input gives the same
+// plan.
+// Cost: O(jobs) and nothing else when no running job has a checkpoint; otherwise at most
+// kRounds x kMaxCandidates evaluations of O(G x T + jobs x T x blocks) each.
+//
+//   8 GPUs, running r (8 GPUs, priority 1, 20 steps left, checkpoint every 2, restart 1),
+//   waiting w (8 GPUs, priority 9, 4 steps) unstarted: r preempted at 0 (its last save at
+//   progress 6), w runs 0-3, r resumes at 4 for 1 + its unsaved remainder.
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "ordo/core/plan.h"
+#include "ordo/core/scenario.h"
+#include "ordo/policy/common/promises.h"
+
+namespace ordo::policy {
+
+/// True when some running job has a checkpoint: the only case where the move can do anything.
+[[nodiscard]] bool AnyPreemptibleRunningJob(const Scenario& s);
+
+/// The best plan the move reaches from `plan` (legal, for `s`), or empty when no candidate beats
+/// it while keeping `promises`. Stops early (returning the best so far) when `out_of_time` says
+/// so. `plan`'s metrics need not be filled; the result's are.
+[[nodiscard]] std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan,
+                                                   const Promises& promises,
+                                                   const std::function<bool()>& out_of_time);
+
+}  // namespace ordo::policy
