@@ -140,5 +140,34 @@ TEST(TourTest, EveryOrdoLineOfTheReadmeTourExitsZero) {
   EXPECT_EQ(Wait(server), 0) << ReadWhole(server_log).substr(0, 4000);
 }
 
+// examples/rates.csv is what examples/README.md says: the converter's output for m-large of the
+// shared hourly ServeGen table, which the forecaster cannot read as it is.
+TEST(TourTest, RatesExampleIsTheConvertersOutputOfTheSharedTrace) {
+  const fs::path table = SharedDir() / "data" / "inference" / "servegen_rate_hourly.csv";
+  if (!fs::exists(table)) GTEST_SKIP() << "no shared traces at " << SharedDir();
+  TempDir dir;
+  const std::string script = fs::absolute(SourceDir() / "scripts" / "servegen_rates.py").string();
+  const int made = Wait(StartShell(dir.path(),
+                                   script + " " + table.string() +
+                                       " --model m-large --origin 2026-11-16T00:00:00Z > rates.csv",
+                                   dir.path() / "convert.log"));
+  ASSERT_EQ(made, 0) << ReadWhole(dir.path() / "convert.log");
+  EXPECT_EQ(ReadWhole(dir.path() / "rates.csv"), ReadWhole(SourceDir() / "examples" / "rates.csv"));
+
+  const std::vector<std::string> demand = {"forecast", "demand", "--per-gpu-rate", "40", "--start",
+                                           "2026-11-30T00:00:00Z", "--steps", "4",
+                                           "--step-minutes", "60", "--history"};
+  std::vector<std::string> raw = demand;
+  raw.push_back(table.string());
+  const CliResult refused = RunOrdo(raw);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("missing column `time`"), std::string::npos) << refused.err;
+  std::vector<std::string> converted = demand;
+  converted.push_back(dir.File("rates.csv"));
+  const CliResult read = RunOrdo(converted);
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_NE(read.out.find("\"gpus\""), std::string::npos) << read.out;
+}
+
 }  // namespace
 }  // namespace ordo::testing
