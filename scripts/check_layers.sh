@@ -13,6 +13,7 @@ declare -A allowed=(
   [sim]="core io policy forecast priority sim"
   [service]="core io solver forecast priority policy sim service"
   [adapters]="core io forecast priority policy adapters"
+  [client]="core client"
 )
 status=0
 for module in "${!allowed[@]}"; do

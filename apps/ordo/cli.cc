@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -14,6 +15,42 @@
 #include "ordo/policy/policy.h"
 
 namespace ordo::cli {
+namespace {
+
+// Levenshtein distance, for "did you mean" on unknown options; both strings are short.
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown option", with the closest known option when it is a likely typo (as unknown JSON
+// fields get, io/json_fields.cc).
+std::string UnknownOption(std::string_view name, std::span<const OptionSpec> options) {
+  std::string_view best;
+  size_t best_distance = 3;
+  for (const OptionSpec& o : options) {
+    const size_t d = EditDistance(name, o.name);
+    if (d < best_distance) {
+      best_distance = d;
+      best = o.name;
+    }
+  }
+  std::string message = "unknown option";
+  if (!best.empty()) message += " (did you mean " + std::string(best) + "?)";
+  return message;
+}
+
+}  // namespace
 
 Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> options) {
   Args out;
@@ -38,7 +75,7 @@ Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> 
     for (const OptionSpec& o : options) {
       if (o.name == name) spec = &o;
     }
-    if (spec == nullptr) return FailInput(std::string(name), "unknown option");
+    if (spec == nullptr) return FailInput(std::string(name), UnknownOption(name, options));
     if (out.has(name)) return FailInput(std::string(name), "given more than once");
     if (!spec->takes_value) {
       if (eq != std::string_view::npos) return FailInput(std::string(name), "takes no value");
@@ -57,7 +94,22 @@ Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> 
 }
 
 int UsageError(std::string_view message, std::string_view usage) {
-  std::cerr << "ordo: " << message << "\n\n" << usage;
+  // The command is the usage's first word after "usage: ordo "; the top level's is COMMAND.
+  constexpr std::string_view kLead = "usage: ordo ";
+  std::string_view command;
+  if (usage.rfind(kLead, 0) == 0) {
+    command = usage.substr(kLead.size());
+    command = command.substr(0, command.find_first_of(" \n"));
+  }
+  if (command.empty() || command == "COMMAND") {
+    std::cerr << "ordo: " << message << " (see `ordo --help`)\n";
+    return kExitBadInput;
+  }
+  return CommandUsageError(command, message);
+}
+
+int CommandUsageError(std::string_view command, std::string_view message) {
+  std::cerr << "ordo: " << message << " (see `ordo " << command << " --help`)\n";
   return kExitBadInput;
 }
 

@@ -17,11 +17,12 @@
 namespace ordo::cli {
 
 /// Exit codes (docs/cli.md): 0 success; 1 the plan breaks a rule (`validate`), or a policy failed
-/// or produced an illegal plan (`plan`, `compare`, `bound`); 2 bad arguments or an unreadable or
-/// invalid file.
+/// or produced an illegal plan (`plan`, `compare`, `bound`), or the service said no (the client
+/// commands); 2 bad arguments or an unreadable or invalid file; 3 the service cannot be reached.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitUnreachable = 3;
 
 struct OptionSpec {
   std::string_view name;  // "--policy"
@@ -48,8 +49,12 @@ struct Args {
 /// `options`, a missing value, a value given to a flag, an option given twice.
 [[nodiscard]] Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> options);
 
-/// Prints "ordo: MESSAGE", a blank line and the usage to stderr; returns kExitBadInput.
+/// Prints one line to stderr, "ordo: MESSAGE (see `ordo CMD --help`)" with CMD read from
+/// `usage` ("usage: ordo CMD ..."); returns kExitBadInput.
 int UsageError(std::string_view message, std::string_view usage);
+
+/// Prints one line, "ordo: MESSAGE (see `ordo COMMAND --help`)", to stderr; returns kExitBadInput.
+int CommandUsageError(std::string_view command, std::string_view message);
 
 /// Prints "ordo: PATH: FIELD: MESSAGE" to stderr; returns kExitBadInput.
 int FileError(std::string_view path, const Error& error);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "client_commands.h"
 #include "commands.h"
 
 // A command counts as present when both its header and its source are here (every .cc here is
@@ -46,7 +47,8 @@ int AfterName(int argc, char** argv) {
 const Command kCommands[] = {
     {"plan",
      "plan SCENARIO [--policy NAME] [--time-limit S] [--effort N] [--explain]\n"
-     "                                                              plan JSON to stdout",
+     "                                                              plan JSON to stdout\n"
+     "  plan [--server URL]                                         the service's plan",
      AfterName<ordo::cli::RunPlan>},
     {"validate", "validate SCENARIO PLAN                                      legality of a plan",
      AfterName<ordo::cli::RunValidate>},
@@ -70,6 +72,17 @@ const Command kCommands[] = {
     {"serve", "serve --config FILE [--db PATH] [--listen ADDR:PORT]        the planning service",
      RunServeCommand},
 #endif
+    {"submit",
+     "submit [JOB.json] [--kind K --priority P --gpus N --duration-steps D]  a job to the service",
+     AfterName<ordo::cli::RunSubmit>},
+    {"queue", "queue [--state S | --all]                                   the service's jobs",
+     AfterName<ordo::cli::RunQueue>},
+    {"show", "show JOBID                                                  one job, why it waits",
+     AfterName<ordo::cli::RunShow>},
+    {"cancel", "cancel JOBID...                                             cancel jobs",
+     AfterName<ordo::cli::RunCancel>},
+    {"advance", "advance [STEPS]                                             commit steps (manual clock)",
+     AfterName<ordo::cli::RunAdvance>},
 #if defined(ORDO_HAS_SLURM_COMMAND)
     {"slurm",
      "slurm (--once | --every D) [--dry-run] ...                  plan and enforce on Slurm",
@@ -89,8 +102,13 @@ std::string Usage() {
   usage +=
       "  help [COMMAND]                                              this text, or a command's\n"
       "\n"
-      "`ordo COMMAND --help` describes a command. Exit codes: 0 success; 1 a plan breaks a rule or\n"
-      "a policy failed; 2 bad arguments or an unreadable or invalid file.\n";
+      "submit, queue, show, cancel, advance and plan without a SCENARIO are clients of a running\n"
+      "`ordo serve`: the server and token from --server/--token, ORDO_SERVER/ORDO_TOKEN or\n"
+      "~/.config/ordo/client.json ($ORDO_CONFIG).\n"
+      "\n"
+      "`ordo COMMAND --help` describes a command. Exit codes: 0 success; 1 a plan breaks a rule, a\n"
+      "policy failed or the service said no; 2 bad arguments or an unreadable or invalid file; 3\n"
+      "the service cannot be reached.\n";
   return usage;
 }
 

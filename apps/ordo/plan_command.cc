@@ -4,7 +4,9 @@
 #include <string>
 
 #include "cli.h"
+#include "client_commands.h"
 #include "commands.h"
+#include "ordo/client/connection.h"
 #include "ordo/core/check_plan.h"
 #include "ordo/io/plan_io.h"
 #include "ordo/policy/common/explain.h"
@@ -15,7 +17,10 @@ namespace ordo::cli {
 const char* const kPlanUsage =
     "usage: ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--effort N] [--explain]\n"
     "\n"
+    "       ordo plan [--server URL] [--token TOKEN] [--json]\n"
+    "\n"
     "Plans SCENARIO (JSON or YAML) and writes the plan, in the spec's format, to stdout.\n"
+    "Without a SCENARIO it shows a running service's plan (`ordo plan --server URL --help`).\n"
     "  --policy NAME         fifo, fifo-backfill, priority-backfill, reactive, priority-preempt,\n"
     "                        reactive-preempt, ordo (fast mode, the default) or ordo-full (full\n"
     "                        mode)\n"
@@ -29,19 +34,47 @@ const char* const kPlanUsage =
     "Exit: 0 plan written; 1 the policy failed or broke a rule (a bug, reported on stderr);\n"
     "2 bad arguments or an unreadable or invalid scenario.\n";
 
+namespace {
+
+// `ordo plan` without a SCENARIO is the service's client when a server is named anywhere (a
+// flag, ORDO_SERVER, the client config) and the file planner's options are not used.
+bool WantsServicePlan(const Args& args) {
+  for (std::string_view own : {"--policy", "--time-limit", "--effort", "--explain"}) {
+    if (args.has(own)) return false;
+  }
+  if (args.has("--server") || args.has("--token") || args.has("--json")) return true;
+  const client::Environment env = client::ProcessEnvironment();
+  const std::optional<std::string> server = env("ORDO_SERVER");
+  return (server && !server->empty()) || client::FindClientConfig(env).has_value();
+}
+
+}  // namespace
+
 int RunPlan(int argc, char** argv) {
   static constexpr OptionSpec kOptions[] = {
-      {"--policy", true}, {"--time-limit", true}, {"--effort", true}, {"--explain", false}};
+      {"--policy", true}, {"--time-limit", true}, {"--effort", true}, {"--explain", false},
+      {"--server", true}, {"--token", true},      {"--json", false}};
   Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kPlanUsage);
+  if (args->positional.empty() && (WantsServicePlan(*args) || (args->help && args->has("--server")))) {
+    return RunServicePlan(argc, argv);
+  }
   if (args->help) {
     std::cout << kPlanUsage;
     return kExitOk;
   }
   if (args->positional.size() != 1) {
-    return UsageError(args->positional.empty() ? "plan needs a SCENARIO file"
-                                               : "plan takes exactly one SCENARIO file",
+    return UsageError(args->positional.empty()
+                          ? "plan needs a SCENARIO file (or a server, to show its plan: --server "
+                            "URL, ORDO_SERVER or the client config)"
+                          : "plan takes exactly one SCENARIO file",
                       kPlanUsage);
+  }
+  for (std::string_view client_option : {"--server", "--token", "--json"}) {
+    if (args->has(client_option)) {
+      return UsageError(std::string(client_option) + ": only without a SCENARIO (the service's plan)",
+                        kPlanUsage);
+    }
   }
   const std::string name = args->value("--policy").value_or("ordo");
   const PolicyRegistry registry = MakeInTreeRegistry();

@@ -126,7 +126,7 @@ TEST(CompareCommandTest, BadArgumentsExitTwoWithUsage) {
                                              {"compare", good, "--explain"}}) {
     const CliResult r = RunOrdo(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("usage: ordo compare"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(see `ordo compare --help`)\n"), std::string::npos) << r.err;
   }
 }
 

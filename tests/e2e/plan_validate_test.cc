@@ -105,7 +105,7 @@ TEST(PlanCommandTest, ExplanationsOfTheScenarioFilesAreCheckedFacts) {
   }
 }
 
-TEST(PlanCommandTest, BadArgumentsExitTwoWithUsage) {
+TEST(PlanCommandTest, BadArgumentsExitTwoInOneLineNamingTheHelp) {
   const std::string file = Scenario("01-mixed-control.json");
   const std::vector<std::vector<std::string>> cases = {
       {"plan"},
@@ -130,9 +130,19 @@ TEST(PlanCommandTest, BadArgumentsExitTwoWithUsage) {
     std::string joined;
     for (const auto& a : args) joined += a + " ";
     EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
-    EXPECT_NE(r.err.find("usage: ordo plan"), std::string::npos) << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find("(see `ordo plan --help`)\n"), std::string::npos) << joined << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << joined;
   }
+}
+
+TEST(PlanCommandTest, UnknownOptionSuggestsTheClosest) {
+  const std::string file = Scenario("01-mixed-control.json");
+  const CliResult r = RunOrdo({"plan", file, "--polcy", "fifo"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ordo: --polcy: unknown option (did you mean --policy?) (see `ordo plan --help`)\n");
+  const CliResult far = RunOrdo({"plan", file, "--frobnicate"});
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
 }
 
 TEST(PlanCommandTest, EffortNamesTheOptionWhenBadAndGivesALegalPlanWhenGood) {
@@ -230,6 +240,33 @@ TEST(ValidateCommandTest, PlansFromPlanValidate) {
   }
 }
 
+TEST(ValidateCommandTest, SwappedArgumentsAreNamedAsSuch) {
+  TempDir dir;
+  WriteWhole(dir.File("s.json"), kTinyScenario);
+  WriteWhole(dir.File("p.json"), kTinyPlan);
+  const CliResult r = RunOrdo({"validate", dir.File("p.json"), dir.File("s.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ordo: the arguments are swapped: " + dir.File("p.json") + " is a plan and " +
+                       dir.File("s.json") +
+                       " a scenario; validate takes SCENARIO PLAN (see `ordo validate --help`)\n");
+}
+
+TEST(ValidateCommandTest, APlanForAnotherScenarioIsOneLineNotEveryRule) {
+  TempDir dir;
+  const CliResult plan = RunOrdo({"plan", Scenario("01-mixed-control.json"), "--policy", "fifo"});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  WriteWhole(dir.File("p.json"), plan.out);
+  const std::string other = Scenario("03-training-heavy.json");
+  const CliResult r = RunOrdo({"validate", other, dir.File("p.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(dir.File("p.json") + ": scenario: the plan was made for scenario \""),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(other), std::string::npos) << r.err;
+}
+
 // Three rules broken by hand, one each: an unaligned block (3), a start before arrival (5), a
 // service below its floor (2). validate prints exactly one line per broken rule.
 TEST(ValidateCommandTest, HandBrokenPlanGetsOneLinePerBrokenRule) {
@@ -321,7 +358,8 @@ TEST(ValidateCommandTest, BadFilesAndArgumentsExitTwo) {
            {"validate", dir.File("s.json"), dir.File("p.json"), "--policy", "fifo"}}) {
     const CliResult r = RunOrdo(args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("usage: ordo validate"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(see `ordo validate --help`)\n"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
   const CliResult missing = RunOrdo({"validate", dir.File("s.json"), dir.File("nope.json")});
   EXPECT_EQ(missing.exit_code, 2);
