@@ -57,9 +57,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr OptionSpec kDemandOptions[] = {
-    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true}, {"--start", true},
-    {"--steps", true},   {"--step-minutes", true}, {"--model", true},    {"--save-model", true},
-    {"--method", true},
+    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true},
+    {"--start", true},   {"--steps", true},        {"--step-minutes", true},
+    {"--model", true},   {"--save-model", true},   {"--method", true},
 };
 constexpr OptionSpec kEvalOptions[] = {
     {"--data", true},

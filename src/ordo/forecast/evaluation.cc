@@ -129,9 +129,8 @@ double SeasonalNaive(const std::vector<double>& v, int64_t begin, int64_t origin
 
 void Score(EvalScore& s, double actual, const Quantiles& q) {
   s.abs_error += std::fabs(actual - q.p50);
-  s.pinball += (Pinball(actual, q.p10, 0.1) + Pinball(actual, q.p50, 0.5) +
-                Pinball(actual, q.p90, 0.9)) /
-               3;
+  s.pinball +=
+      (Pinball(actual, q.p10, 0.1) + Pinball(actual, q.p50, 0.5) + Pinball(actual, q.p90, 0.9)) / 3;
   s.covered += (actual >= q.p10 && actual <= q.p90) ? 1 : 0;
   s.hours += 1;
 }
@@ -243,8 +242,8 @@ Result<EvalReport> EvaluateDemand(const std::vector<EvalSeries>& series,
 
   struct Variant {
     std::string name;
-    double trend = 0;     // per week, compounded hourly
-    bool shift = false;   // x shift_factor from shift_days_before_origin before the origin
+    double trend = 0;    // per week, compounded hourly
+    bool shift = false;  // x shift_factor from shift_days_before_origin before the origin
   };
   std::vector<Variant> variants{{"as recorded", 0, false}};
   for (double g : options.weekly_trends) variants.push_back({"trend " + Percent(g) + "/week", g});
@@ -373,9 +372,8 @@ Result<EvalReport> EvaluateDemand(const std::vector<EvalSeries>& series,
     if (name.rfind("history ", 0) == 0) return 3;
     return 2;
   };
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-    return rank(a) < rank(b);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   for (const std::string& name : order) report.categories.push_back(cats.at(name));
   return report;
 }
@@ -396,8 +394,7 @@ std::string FormatEvalReport(const EvalReport& r) {
       "scaled | coverage ordo / naive / scaled | targets |\n"
       "|---|---|---|---|---|---|---|\n";
   for (const EvalCategory& c : r.categories) {
-    const double best_mae =
-        std::min(c.seasonal_naive.MaePercent(), c.scaled_naive.MaePercent());
+    const double best_mae = std::min(c.seasonal_naive.MaePercent(), c.scaled_naive.MaePercent());
     const double best_pin =
         std::min(c.seasonal_naive.PinballPercent(), c.scaled_naive.PinballPercent());
     const double slack = c.name == "overall" ? 1.0 : 1.05;
@@ -407,16 +404,15 @@ std::string FormatEvalReport(const EvalReport& r) {
     const double cov = c.ordo.CoveragePercent();
     if (cov < 75 || cov > 90) verdict += "coverage ";
     verdict = verdict.empty() ? "met" : "missed: " + verdict.substr(0, verdict.size() - 1);
-    std::snprintf(buf, sizeof(buf),
-                  "| %s | %lld | %lld | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f | "
-                  "%.0f / %.0f / %.0f | %s |\n",
-                  c.name.c_str(), static_cast<long long>(c.forecasts),
-                  static_cast<long long>(c.ordo.hours), c.ordo.MaePercent(),
-                  c.seasonal_naive.MaePercent(), c.scaled_naive.MaePercent(),
-                  c.ordo.PinballPercent(), c.seasonal_naive.PinballPercent(),
-                  c.scaled_naive.PinballPercent(), c.ordo.CoveragePercent(),
-                  c.seasonal_naive.CoveragePercent(), c.scaled_naive.CoveragePercent(),
-                  verdict.c_str());
+    std::snprintf(
+        buf, sizeof(buf),
+        "| %s | %lld | %lld | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f | "
+        "%.0f / %.0f / %.0f | %s |\n",
+        c.name.c_str(), static_cast<long long>(c.forecasts), static_cast<long long>(c.ordo.hours),
+        c.ordo.MaePercent(), c.seasonal_naive.MaePercent(), c.scaled_naive.MaePercent(),
+        c.ordo.PinballPercent(), c.seasonal_naive.PinballPercent(), c.scaled_naive.PinballPercent(),
+        c.ordo.CoveragePercent(), c.seasonal_naive.CoveragePercent(),
+        c.scaled_naive.CoveragePercent(), verdict.c_str());
     out += buf;
   }
   return out;

@@ -14,9 +14,9 @@
 // as a share of the series' mean. Guarantees: deterministic; every forecaster is scored on the
 // same hours. Cost: one fit per (series x variant x origin x cut), no refits inside.
 //
-//   auto series = ParseServeGenModels(csv_text);           // or ParseServeGenClients / ParseDlrmApps
-//   auto report = EvaluateDemand(*series, EvalOptions{});
-//   std::cout << FormatEvalReport(*report);
+//   auto series = ParseServeGenModels(csv_text);           // or ParseServeGenClients /
+//   ParseDlrmApps auto report = EvaluateDemand(*series, EvalOptions{}); std::cout <<
+//   FormatEvalReport(*report);
 #pragma once
 
 #include <cstdint>
@@ -87,7 +87,7 @@ struct EvalReport {
   std::string method;  // the forecaster's DemandMethodName
   int series = 0;
   int64_t forecasts = 0;
-  int64_t failed_fits = 0;  // histories with nothing observed: not scored by anyone
+  int64_t failed_fits = 0;               // histories with nothing observed: not scored by anyone
   std::vector<EvalCategory> categories;  // "overall" first
 };
 

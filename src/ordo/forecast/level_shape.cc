@@ -144,7 +144,8 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
       m += day_level[e] / 7;
     }
     if (!ok) continue;
-    const auto k = static_cast<std::size_t>(HourOfWeek((first_day + static_cast<int64_t>(d)) * 24) / 24);
+    const auto k =
+        static_cast<std::size_t>(HourOfWeek((first_day + static_cast<int64_t>(d)) * 24) / 24);
     dow_sum[k] += day_level[d] - m;
     dow_sq[k] += (day_level[d] - m) * (day_level[d] - m);
     dow_n[k] += 1;
@@ -188,8 +189,8 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
   }
   double shape_mean = 0;
   for (std::size_t h = 0; h < kWeek; ++h) {
-    const double inter = inter_n[h] >= 2 ? inter_sum[h] / (inter_n[h] + opt.interaction_shrink)
-                                          : 0.0;
+    const double inter =
+        inter_n[h] >= 2 ? inter_sum[h] / (inter_n[h] + opt.interaction_shrink) : 0.0;
     shape[h] = hod[h % 24] + dow[h / 24] + inter;
     shape_mean += shape[h] / kWeek;
   }
@@ -247,8 +248,8 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
     }
     if (best_t >= opt.shift_t && std::fabs(best_step) >= opt.min_shift) {
       keep_from = best;
-      fit.shift_hour = first_hour + static_cast<int64_t>(idx[best]) * 24 +
-                       (first_day * 24 - first_hour);
+      fit.shift_hour =
+          first_hour + static_cast<int64_t>(idx[best]) * 24 + (first_day * 24 - first_hour);
       fit.shift_size = best_step;
     }
   }
@@ -344,8 +345,10 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
   } else {
     for (int k = max_lag + 1; k < 8; ++k) {
       const double f = std::sqrt(static_cast<double>(k) / max_lag);
-      fit.level_hi[static_cast<std::size_t>(k)] = fit.level_hi[static_cast<std::size_t>(max_lag)] * f;
-      fit.level_lo[static_cast<std::size_t>(k)] = fit.level_lo[static_cast<std::size_t>(max_lag)] * f;
+      fit.level_hi[static_cast<std::size_t>(k)] =
+          fit.level_hi[static_cast<std::size_t>(max_lag)] * f;
+      fit.level_lo[static_cast<std::size_t>(k)] =
+          fit.level_lo[static_cast<std::size_t>(max_lag)] * f;
     }
   }
   for (std::size_t k = 1; k < 8; ++k) {
@@ -363,8 +366,8 @@ Quantiles PredictLevelShape(const LevelShapeFit& fit, int64_t unix_hour,
   }
   const double k = AheadDays(fit, unix_hour);
   const double damped = Damped(k, opt.trend_damping);
-  const double mid =
-      fit.level + fit.slope_per_day * damped + fit.shape[static_cast<std::size_t>(HourOfWeek(unix_hour))];
+  const double mid = fit.level + fit.slope_per_day * damped +
+                     fit.shape[static_cast<std::size_t>(HourOfWeek(unix_hour))];
   // The level's change at k days: interpolated between whole lags, a random walk beyond a week.
   double lo = 0;
   double hi = 0;
@@ -378,8 +381,7 @@ Quantiles PredictLevelShape(const LevelShapeFit& fit, int64_t unix_hour,
     hi = fit.level_hi[j] + f * (fit.level_hi[j + 1] - fit.level_hi[j]);
   }
   const double trend = kZ90 * fit.slope_se * damped;
-  const double inflate =
-      (1 + opt.short_history_days / std::max(1, fit.days)) * opt.interval_scale;
+  const double inflate = (1 + opt.short_history_days / std::max(1, fit.days)) * opt.interval_scale;
   const double down = std::max(
       opt.min_spread, std::sqrt(fit.hour_lo * fit.hour_lo + lo * lo + trend * trend) * inflate);
   const double up = std::max(

@@ -51,9 +51,9 @@ TEST(EvaluateDemand, CountsEveryOriginCutAndVariant) {
   // A noiseless daily cycle: seasonal naive is exact, and so (nearly) is level x shape.
   EXPECT_NEAR(flat.seasonal_naive.MaePercent(), 0.0, 1e-9);
   EXPECT_LT(flat.ordo.MaePercent(), 2.0);
-  for (const char* name : {"trend -20%/week", "trend +20%/week", "trend +40%/week",
-                           "level shift x1.5 3 days back", "history 7 days", "history 14 days",
-                           "history all days", "source synthetic"}) {
+  for (const char* name :
+       {"trend -20%/week", "trend +20%/week", "trend +40%/week", "level shift x1.5 3 days back",
+        "history 7 days", "history 14 days", "history all days", "source synthetic"}) {
     EXPECT_GT(Find(*r, name).forecasts, 0) << name;
   }
 }
@@ -117,7 +117,8 @@ TEST(EvalParsers, ReadTheTracesAndNameBadRows) {
 
 TEST(EvaluateDemandRealData, ServeGenModelsBeatSeasonalNaive) {
   const auto dir = testing::RealDataDir();
-  if (!dir) GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
+  if (!dir)
+    GTEST_SKIP() << "../shared/data not found (set ORDO_SOURCE_DIR); real-data test skipped";
   const auto path = *dir / "inference" / "servegen_rate_hourly.csv";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent";
   auto series = ParseServeGenModels(testing::ReadText(path));
