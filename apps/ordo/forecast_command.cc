@@ -34,7 +34,7 @@ const char* const kForecastUsage =
     "                                  [--step-minutes M] [--model FILE] [--save-model FILE]\n"
     "\n"
     "demand: hourly request rates (CSV with a header naming `time`, ISO 8601 or Unix seconds, and\n"
-    "  `rate`) -> a weekly profile -> one entry per step from --start:\n"
+    "  `rate`) -> level x shape (or the weekly profile) -> one entry per step from --start:\n"
     "  {\"steps\": [{\"start\": ISO, \"rate_p50\": x, \"rate_p90\": y, \"gpus\": n}, ...]}\n"
     "  with gpus = ceil(rate_p90 * (1 + headroom) / per-gpu-rate); headroom defaults to 0.\n"
     "  --method: level-shape (default: recent level x shape of all history, damped trend, level\n"
