@@ -47,9 +47,13 @@ test-slow: release
 bench: release
 	@build/release/bench/ordo_bench --benchmark_counters_tabular=true
 
-# The forecasters' evaluation on the real traces in ../shared/data (docs/forecasting.md).
+# The forecasters' evaluation on the real traces in ../shared/data (docs/forecasting.md): the
+# demand forecaster's rolling-origin evaluation, then the training and quantization tables.
 forecast-eval: release
-	@build/release/bench/forecast_eval $(SHARED)/data
+	@if [ ! -d $(SHARED)/data ]; then echo "$(SHARED)/data not found: forecast evaluation skipped"; exit 0; fi; \
+	build/release/apps/ordo/ordo forecast eval --data $(SHARED)/data && \
+	build/release/bench/forecast_eval $(SHARED)/data --section training && \
+	build/release/bench/forecast_eval $(SHARED)/data --section quantization
 
 # The simulator's studies (docs/simulator.md): seven-day trace replay, plan-once vs rolling,
 # forecast-error sweeps, starvation over four weeks, tenant fair share. Worlds and outputs go to

@@ -1,7 +1,10 @@
 #include "forecast_command.h"
 
+#include <zlib.h>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -11,6 +14,7 @@
 #include "cli.h"
 #include "ordo/forecast/demand_forecaster.h"
 #include "ordo/forecast/duration_resolver.h"
+#include "ordo/forecast/evaluation.h"
 #include "ordo/forecast/quantization_forecaster.h"
 #include "ordo/forecast/time_series.h"
 #include "ordo/forecast/training_forecaster.h"
@@ -20,8 +24,9 @@ namespace ordo::cli {
 
 const char* const kForecastUsage =
     "usage: ordo forecast demand --history FILE.csv --per-gpu-rate R --start TIME --steps N\n"
-    "                            --step-minutes M [--headroom H] [--model FILE] [--save-model "
-    "FILE]\n"
+    "                            --step-minutes M [--headroom H] [--method level-shape|profile]\n"
+    "                            [--model FILE] [--save-model FILE]\n"
+    "       ordo forecast eval [--data DIR] [--method level-shape|profile]\n"
     "       ordo forecast training --features FILE.json [--history FILE.json] [--time TIME]\n"
     "                              [--step-minutes M] [--model FILE] [--save-model FILE]\n"
     "       ordo forecast quantization --params-b X --algorithm bitsandbytes|awq|gptq\n"
@@ -29,9 +34,13 @@ const char* const kForecastUsage =
     "                                  [--step-minutes M] [--model FILE] [--save-model FILE]\n"
     "\n"
     "demand: hourly request rates (CSV with a header naming `time`, ISO 8601 or Unix seconds, and\n"
-    "  `rate`) -> a weekly profile -> one entry per step from --start:\n"
+    "  `rate`) -> level x shape (or the weekly profile) -> one entry per step from --start:\n"
     "  {\"steps\": [{\"start\": ISO, \"rate_p50\": x, \"rate_p90\": y, \"gpus\": n}, ...]}\n"
     "  with gpus = ceil(rate_p90 * (1 + headroom) / per-gpu-rate); headroom defaults to 0.\n"
+    "  --method: level-shape (default: recent level x shape of all history, damped trend, level\n"
+    "  shifts) or profile (the robust weekly profile); a --model keeps its own unless given.\n"
+    "eval: rolling-origin evaluation of the demand forecaster against seasonal-naive baselines on\n"
+    "  the inference traces in DIR (default ../shared/data); prints a markdown table.\n"
     "training: duration quantiles in seconds (and steps with --step-minutes) from a features\n"
     "  object (method, params_b, tokens or samples + seq_len, gpu_type, gpu_count, ...), the\n"
     "  physical prior, and a power-of-two GPU count from the memory the job needs.\n"
@@ -48,8 +57,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr OptionSpec kDemandOptions[] = {
-    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true}, {"--start", true},
-    {"--steps", true},   {"--step-minutes", true}, {"--model", true},    {"--save-model", true},
+    {"--history", true}, {"--per-gpu-rate", true}, {"--headroom", true},
+    {"--start", true},   {"--steps", true},        {"--step-minutes", true},
+    {"--model", true},   {"--save-model", true},   {"--method", true},
+};
+constexpr OptionSpec kEvalOptions[] = {
+    {"--data", true},
+    {"--method", true},
 };
 constexpr OptionSpec kTrainingOptions[] = {
     {"--features", true},     {"--history", true}, {"--time", true},
@@ -130,6 +144,13 @@ Json QuantilesJson(const forecast::Quantiles& q, std::optional<int> step_minutes
   return out;
 }
 
+Result<forecast::DemandMethod> Method(const Args& args) {
+  const auto v = args.value("--method");
+  if (*v == "level-shape") return forecast::DemandMethod::kLevelShape;
+  if (*v == "profile") return forecast::DemandMethod::kProfile;
+  return FailInput("--method", "must be level-shape or profile (got " + *v + ")");
+}
+
 int RunDemand(const Args& args) {
   if (auto ok = Require(args, {"--per-gpu-rate", "--start", "--steps", "--step-minutes"}); !ok) {
     return ArgError(ok.error());
@@ -152,8 +173,19 @@ int RunDemand(const Args& args) {
   auto step_minutes = WholeNumber(args, "--step-minutes", 1, 7 * 24 * 60);
   if (!step_minutes) return ArgError(step_minutes.error());
 
-  forecast::DemandForecaster f;
+  std::optional<forecast::DemandMethod> method;
+  if (args.has("--method")) {
+    auto m = Method(args);
+    if (!m) return ArgError(m.error());
+    method = *m;
+  }
+  forecast::DemandOptions options;
+  options.method = method.value_or(forecast::DemandMethod::kLevelShape);
+  forecast::DemandForecaster f(options);
   if (auto code = MaybeLoad(args, f)) return *code;
+  if (method && f.options().method != *method) {
+    if (auto ok = f.SetMethod(*method); !ok) return ArgError(ok.error());
+  }
   if (const auto path = args.value("--history")) {
     auto text = io::ReadFileText(*path);
     if (!text) return FileError(*path, text.error());
@@ -173,6 +205,77 @@ int RunDemand(const Args& args) {
                     {"gpus", s.gpus}});
   }
   std::cout << Json{{"steps", list}}.dump(2) << "\n";
+  return kExitOk;
+}
+
+// A file's text, through zlib when the name ends in .gz.
+Result<std::string> ReadMaybeGz(const std::string& path) {
+  if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
+    return io::ReadFileText(path);
+  }
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return FailInput(path, "cannot open");
+  std::string out;
+  char buf[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<std::size_t>(n));
+  const bool failed = n < 0;
+  gzclose(f);
+  if (failed) return FailInput(path, "not a readable gzip file");
+  return out;
+}
+
+int RunEval(const Args& args) {
+  forecast::EvalOptions options;
+  options.forecaster.method = forecast::DemandMethod::kLevelShape;
+  if (args.has("--method")) {
+    auto m = Method(args);
+    if (!m) return ArgError(m.error());
+    options.forecaster.method = *m;
+  }
+  const std::string dir = args.value("--data").value_or("../shared/data");
+  if (!std::filesystem::is_directory(dir)) {
+    return ArgError(InvalidInput("--data", "no such directory: " + dir));
+  }
+  std::vector<forecast::EvalSeries> series;
+  std::vector<forecast::EvalSeries> models;
+  const std::string inference = dir + "/inference/";
+  const auto load = [&](const std::string& file, auto parse) -> std::optional<int> {
+    const std::string path = inference + file;
+    if (!std::filesystem::exists(path)) {
+      std::cout << "- " << file << " is absent: its series are not evaluated.\n";
+      return std::nullopt;
+    }
+    auto text = ReadMaybeGz(path);
+    if (!text) return FileError(path, text.error());
+    auto parsed = parse(*text);
+    if (!parsed) return FileError(path, parsed.error());
+    series.insert(series.end(), parsed->begin(), parsed->end());
+    return std::nullopt;
+  };
+  if (auto code = load("servegen_rate_hourly.csv", [&](const std::string& t) {
+        auto m = forecast::ParseServeGenModels(t);
+        if (m) models = *m;
+        return m;
+      })) {
+    return *code;
+  }
+  if (auto code = load("servegen_clients_hourly.csv.gz", [&](const std::string& t) {
+        return forecast::ParseServeGenClients(t, models);
+      })) {
+    return *code;
+  }
+  if (auto code = load("alibaba_dlrm_app_gpu_hourly.csv.gz",
+                       [](const std::string& t) { return forecast::ParseDlrmApps(t); })) {
+    return *code;
+  }
+  if (series.empty()) {
+    std::cout << "No inference series found under " << inference << ": nothing evaluated.\n";
+    return kExitOk;
+  }
+  auto report = forecast::EvaluateDemand(series, options);
+  if (!report) return ArgError(report.error());
+  std::cout << forecast::FormatEvalReport(*report);
   return kExitOk;
 }
 
@@ -286,6 +389,9 @@ int RunForecastCommand(int argc, char** argv) {
   if (which == "demand") {
     options = kDemandOptions;
     run = RunDemand;
+  } else if (which == "eval") {
+    options = kEvalOptions;
+    run = RunEval;
   } else if (which == "training") {
     options = kTrainingOptions;
     run = RunTraining;
@@ -294,7 +400,7 @@ int RunForecastCommand(int argc, char** argv) {
     run = RunQuantization;
   } else {
     return UsageError("forecast: unknown forecaster \"" + std::string(which) +
-                          "\" (demand, training or quantization)",
+                          "\" (demand, eval, training or quantization)",
                       kForecastUsage);
   }
   auto args = ParseArgs(rest, options);

@@ -262,7 +262,8 @@ Core FitCore(int64_t first_hour, std::span<const double> v, const DemandOptions&
 }
 
 Json OptionsToJson(const DemandOptions& o) {
-  return Json{{"week_half_life", o.week_half_life},
+  return Json{{"method", std::string(DemandMethodName(o.method))},
+              {"week_half_life", o.week_half_life},
               {"max_history_weeks", o.max_history_weeks},
               {"level_half_life_days", o.level_half_life_days},
               {"trend_damping", o.trend_damping},
@@ -297,7 +298,17 @@ Result<DemandOptions> OptionsFromJson(const Json& j, const std::string& path) {
       {"max_backtest_days", &backtest, 0, 365},
       {"interval_widening", &o.interval_widening, 0, 10},
   };
+  if (const auto m = j.find("method"); m != j.end()) {
+    if (m->is_string() && m->get<std::string>() == "profile") {
+      o.method = DemandMethod::kProfile;
+    } else if (m->is_string() && m->get<std::string>() == "level-shape") {
+      o.method = DemandMethod::kLevelShape;
+    } else {
+      return FailInput(internal::Join(path, "method"), "must be \"profile\" or \"level-shape\"");
+    }
+  }
   for (const auto& [key, value] : j.items()) {
+    if (key == "method") continue;
     bool known = false;
     for (const Field& f : fields) known = known || key == f.name;
     if (!known) return FailInput(internal::Join(path, key), "unknown option");
@@ -331,6 +342,16 @@ std::string_view DemandModeName(DemandMode mode) {
       return "weekly";
   }
   return "none";
+}
+
+std::string_view DemandMethodName(DemandMethod method) {
+  switch (method) {
+    case DemandMethod::kProfile:
+      return "profile";
+    case DemandMethod::kLevelShape:
+      return "level-shape";
+  }
+  return "profile";
 }
 
 int HourOfWeek(int64_t unix_hour) {
@@ -384,6 +405,16 @@ Result<void> DemandForecaster::Refit(std::span<const RatePoint> observations) {
   next.counts_.resize(span, 0);
   next.AddPointsAsHourMeans(points);
   if (auto ok = next.FitHours(); !ok) return ok;
+  *this = std::move(next);
+  return {};
+}
+
+Result<void> DemandForecaster::SetMethod(DemandMethod method) {
+  DemandForecaster next = *this;
+  next.options_.method = method;
+  if (!hours_.empty()) {
+    if (auto ok = next.FitHours(); !ok) return ok;
+  }
   *this = std::move(next);
   return {};
 }
@@ -445,6 +476,20 @@ Result<void> DemandForecaster::FitHours() {
   eps_ = std::max(1e-9, 0.1 * (count ? sum / count : 0.0));
   additive_ = sparse;
   const ErrorModel err{additive_, eps_};
+  level_shape_ = LevelShapeFit{};
+  if (options_.method == DemandMethod::kLevelShape) {
+    level_shape_ = FitLevelShape(first_hour_, v, options_.level_shape);
+    if (level_shape_.mode == LevelShapeMode::kNone) {
+      return FailInput("history",
+                       "every hour is a gap (zero or near zero): nothing to forecast from");
+    }
+    mode_ = static_cast<DemandMode>(static_cast<int>(level_shape_.mode));
+    end_hour_ = level_shape_.end_hour;
+    level_ = std::exp(level_shape_.level);
+    slope_per_day_ = level_shape_.slope_per_day;
+    backtest_residuals_ = 0;
+    return {};
+  }
 
   const Core core = FitCore(first_hour_, v, options_, err);
   if (core.mode == DemandMode::kNone) {
@@ -531,10 +576,13 @@ Result<void> DemandForecaster::FitHours() {
 Result<Quantiles> DemandForecaster::Predict(const double& time_s) const {
   if (mode_ == DemandMode::kNone) return FailInput("history", "the forecaster has not been fitted");
   if (!std::isfinite(time_s)) return FailInput("time", "not a finite time");
+  const auto hour = static_cast<int64_t>(std::floor(time_s / 3600));
+  if (options_.method == DemandMethod::kLevelShape) {
+    return PredictLevelShape(level_shape_, hour, options_.level_shape);
+  }
   if (mode_ == DemandMode::kLevel) {
     return Quantiles{level_quantiles_[0], level_quantiles_[1], level_quantiles_[2]};
   }
-  const auto hour = static_cast<int64_t>(std::floor(time_s / 3600));
   Core core;
   core.mode = mode_;
   core.profile = profile_;
@@ -565,6 +613,23 @@ std::string DemandForecaster::Save() const {
              {"counts", counts_},
              {"last_time_s", last_time_s_}}}};
   // The fitted state, for people and tools to read; Load recomputes it from the history.
+  if (options_.method == DemandMethod::kLevelShape) {
+    const LevelShapeFit& f = level_shape_;
+    doc["fitted"] = {{"mode", std::string(DemandModeName(mode_))},
+                     {"end_hour", f.end_hour},
+                     {"gap_hours", gap_hours_},
+                     {"log_level", f.level},
+                     {"slope_per_day", f.slope_per_day},
+                     {"slope_se", f.slope_se},
+                     {"shift_hour", f.shift_hour},
+                     {"shift_size", f.shift_size},
+                     {"hour_log_p10_p90", {f.hour_lo, f.hour_hi}},
+                     {"level_log_p10_by_lag_days", f.level_lo},
+                     {"level_log_p90_by_lag_days", f.level_hi},
+                     {"days", f.days},
+                     {"log_shape", f.shape}};
+    return doc.dump(2);
+  }
   doc["fitted"] = {{"mode", std::string(DemandModeName(mode_))},
                    {"level", level_},
                    {"slope_per_day", slope_per_day_},

@@ -25,11 +25,19 @@
 
 #include "ordo/core/error.h"
 #include "ordo/forecast/forecaster.h"
+#include "ordo/forecast/level_shape.h"
 #include "ordo/forecast/time_series.h"
 
 namespace ordo::forecast {
 
+/// Which algorithm fits the hours (stored in saved models by name: "profile", "level-shape").
+/// kProfile is the weekly-profile forecaster described above; kLevelShape is level_shape.h.
+enum class DemandMethod : int { kProfile = 0, kLevelShape = 1 };
+std::string_view DemandMethodName(DemandMethod method);
+
 struct DemandOptions {
+  DemandMethod method = DemandMethod::kProfile;
+  LevelShapeOptions level_shape;      // used by kLevelShape only
   double week_half_life = 2.0;        // a week k weeks old weighs 0.5^(k / week_half_life)
   int max_history_weeks = 8;          // history kept for Refit (and used by Fit)
   double level_half_life_days = 2.0;  // recency of the level the forecast starts from
@@ -65,14 +73,20 @@ class DemandForecaster final : public ForecasterOf<RatePoint, double> {
   /// Appends points later than the kept history (an earlier or equal time is an error naming it).
   [[nodiscard]] Result<void> Refit(std::span<const RatePoint> observations) override;
 
+  /// Switches the method and refits the kept history with it (a fitted forecaster only refits;
+  /// an unfitted one just remembers the method).
+  [[nodiscard]] Result<void> SetMethod(DemandMethod method);
+
   /// Quantiles of the mean rate over the hour that contains `time_s` (Unix seconds).
   [[nodiscard]] Result<Quantiles> Predict(const double& time_s) const override;
 
   [[nodiscard]] bool fitted() const { return mode_ != DemandMode::kNone; }
   [[nodiscard]] DemandMode mode() const { return mode_; }
   [[nodiscard]] const DemandOptions& options() const { return options_; }
-  /// Multiplicative profile by hour of week (0 = Monday 00:00 UTC); mean 1.
+  /// Multiplicative profile by hour of week (0 = Monday 00:00 UTC); mean 1 (kProfile only).
   [[nodiscard]] const std::array<double, 168>& profile() const { return profile_; }
+  /// kLevelShape's fitted state (mode kNone under kProfile).
+  [[nodiscard]] const LevelShapeFit& level_shape() const { return level_shape_; }
 
  private:
   Result<void> FitHours();
@@ -100,6 +114,7 @@ class DemandForecaster final : public ForecasterOf<RatePoint, double> {
   std::array<double, 3> level_quantiles_{};  // kLevel mode: the rate's own quantiles
   int backtest_residuals_ = 0;
   int gap_hours_ = 0;
+  LevelShapeFit level_shape_;  // kLevelShape's fitted state
 };
 
 /// Hour of week of a Unix time: 0 = Monday 00:00-01:00 UTC, 167 = Sunday 23:00.
