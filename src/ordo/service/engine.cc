@@ -135,6 +135,7 @@ Result<void> Engine::LoadState() {
       return Fail(std::move(error));
     }
     JobRecord record = std::move(stored.record);
+    job->id = std::move(record.job.id);  // the row's qualified id is the job's key
     record.job = std::move(*job);
     state.PutJob(std::move(record));
   }
@@ -362,6 +363,11 @@ void Engine::Publish(const Txn& txn) {
 // ---------------------------------------------------------------------------------------------
 // Requests that change the state.
 
+std::string ResolveJobId(const Principal& who, std::string_view id) {
+  if (id.find(kTenantSeparator) != std::string_view::npos) return std::string(id);
+  return QualifiedJobId(who.name, id);
+}
+
 io::ReadOptions JobReadOptions() {
   io::ReadOptions read;
   // Durations from features: the forecasters' median, from their built-in calibration (the
@@ -387,22 +393,25 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     }
     JobRecord record;
     record.job = job_body.job;
+    // Ids are per tenant (state.h): only the caller's own jobs can hold its id.
+    std::string local = record.job.id;
     if (job_body.id_given) {
-      if (work.FindJob(record.job.id) != nullptr || work.FindService(record.job.id) != nullptr) {
-        // Ids are global: a job exists under this id (a retry of an acknowledged submission gets
-        // this answer, so submitting with an id is idempotent).
-        return ApiFail(409, "id",
-                       "a job or service with id \"" + record.job.id + "\" already exists");
+      if (work.FindJob(QualifiedJobId(who.name, local)) != nullptr) {
+        // A retry of an acknowledged submission gets this answer, so submitting with an id is
+        // idempotent; it concerns the caller's own job only.
+        return ApiFail(409, "id", "you already have a job with id \"" + local + "\"");
       }
     } else {
+      int64_t& next = work.next_generated_id[who.name];
+      if (next < 1) next = 1;
       do {
-        record.job.id = "job-" + std::to_string(work.next_generated_id++);
-      } while (work.FindJob(record.job.id) != nullptr ||
-               work.FindService(record.job.id) != nullptr);
-      if (auto ok = txn.store.SetNextGeneratedId(work.next_generated_id); !ok) {
+        local = "job-" + std::to_string(next++);
+      } while (work.FindJob(QualifiedJobId(who.name, local)) != nullptr);
+      if (auto ok = txn.store.SetNextGeneratedId(who.name, next); !ok) {
         return ApiFail(500, "", ok.error().ToString());
       }
     }
+    record.job.id = QualifiedJobId(who.name, local);
     record.tenant = who.name;
     record.submitted_step = work.next_step;
     record.submitted_unix = now;
@@ -411,12 +420,12 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     auto seq = txn.store.InsertJob(record, spec);
     if (!seq) return ApiFail(500, "", seq.error().ToString());
     record.seq = *seq;
-    const std::string id = record.job.id;
     work.PutJob(std::move(record));
     txn.changed_jobs.insert(*seq);
     txn.changed = true;
     submissions_.Inc(Labels({{"tenant", who.name}}));
-    return Json{{"id", id}};
+    // The id as the caller addresses it (the admin's own jobs too are in its namespace).
+    return Json{{"id", local}};
   });
 }
 
@@ -436,8 +445,9 @@ Result<void> Engine::CheckCanEverRunNow(const Job& job) const {
 
 ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {
   std::string id(id_view);
-  auto result = Enqueue([this, who, id](Txn& txn) -> ApiResult<Json> {
-    JobRecord* record = txn.work.FindJob(id);
+  const std::string qualified = ResolveJobId(who, id);
+  auto result = Enqueue([this, who, id, qualified](Txn& txn) -> ApiResult<Json> {
+    JobRecord* record = txn.work.FindJob(qualified);
     if (record == nullptr || !CanSee(who, *record)) {
       return ApiFail(404, "id", "no job \"" + id + "\"");
     }
@@ -474,8 +484,9 @@ ApiResult<Json> Engine::PutService(const Principal& who, const Json& body,
         State& work = txn.work;
         const std::string& id = service_body.service.id;
         const ServiceRecord* existing = work.FindService(id);
-        if (create && (existing != nullptr || work.FindJob(id) != nullptr)) {
-          return ApiFail(409, "id", "a service or job with id \"" + id + "\" already exists");
+        // Service ids are cluster-wide and apart from the tenants' job ids (state.h).
+        if (create && existing != nullptr) {
+          return ApiFail(409, "id", "a service with id \"" + id + "\" already exists");
         }
         if (!create && existing == nullptr) return ApiFail(404, "id", "no service \"" + id + "\"");
         ServiceRecord record;

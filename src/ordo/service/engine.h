@@ -82,6 +82,11 @@ struct EngineOptions {
 /// `duration_steps` gets the forecasters' median duration.
 io::ReadOptions JobReadOptions();
 
+/// The qualified id (state.h) of the job `id` names for `who`: an id as submitted is in the
+/// caller's own namespace (the admin's too); a qualified `tenant/id` is taken as it is (the admin
+/// addresses any tenant's job so; for a tenant, another tenant's is "not found" as any other).
+std::string ResolveJobId(const Principal& who, std::string_view id);
+
 /// Filters of ListJobs.
 struct JobFilter {
   std::optional<JobState> state;

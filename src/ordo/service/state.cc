@@ -34,6 +34,24 @@ std::optional<JobState> ParseJobState(std::string_view name) {
   return std::nullopt;
 }
 
+std::string QualifiedJobId(std::string_view tenant, std::string_view id) {
+  std::string out;
+  out.reserve(tenant.size() + 1 + id.size());
+  out.append(tenant).push_back(kTenantSeparator);
+  out.append(id);
+  return out;
+}
+
+std::string_view JobIdTenant(std::string_view qualified) {
+  const size_t cut = qualified.find(kTenantSeparator);
+  return cut == std::string_view::npos ? std::string_view() : qualified.substr(0, cut);
+}
+
+std::string_view LocalJobId(std::string_view qualified) {
+  const size_t cut = qualified.find(kTenantSeparator);
+  return cut == std::string_view::npos ? qualified : qualified.substr(cut + 1);
+}
+
 int ServiceRecord::DemandAt(int64_t step) const {
   if (traffic && forecaster && step >= forecast_base &&
       step - forecast_base < static_cast<int64_t>(forecast_demand.size())) {

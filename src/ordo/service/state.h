@@ -36,10 +36,23 @@ enum class JobState : int { kPending = 0, kRunning = 1, kDone = 2, kCancelled = 
 std::string_view JobStateName(JobState state);  // "pending", "running", "done", "cancelled"
 std::optional<JobState> ParseJobState(std::string_view name);
 
+/// Job ids are per tenant: two tenants may both submit `shared-1`. Inside the service (state,
+/// store, scenarios, plans, committed steps) a job's id is qualified, `tenant/id`, so it is unique
+/// and says whose it is; tenant names and ids cannot contain '/', so the split is unambiguous.
+/// Service ids are never qualified (they hold no '/'). Only the redaction step (redact.h) turns a
+/// qualified id back into what a reader sees.
+inline constexpr char kTenantSeparator = '/';
+std::string QualifiedJobId(std::string_view tenant, std::string_view id);
+/// The tenant of a qualified job id; empty for an unqualified one (a service's).
+std::string_view JobIdTenant(std::string_view qualified);
+/// The id as its tenant submitted it; an unqualified id unchanged.
+std::string_view LocalJobId(std::string_view qualified);
+
 struct JobRecord {
   int64_t seq = 0;  // submission order (the store's row id)
   std::string tenant;
-  /// As submitted: id, kind, priority, shapes (durations resolved), requirement, features.
+  /// As submitted, with the id qualified (`tenant/id`): id, kind, priority, shapes (durations
+  /// resolved), requirement, features.
   /// `arrival_step` and `running` are unused here; BuildScenario fills them from the fields below.
   Job job;
   int64_t submitted_step = 0;  // absolute: the first step the job may start at
@@ -117,9 +130,10 @@ inline constexpr size_t kRecentSteps = 512;
 struct State {
   int64_t next_step = 0;
   double origin_unix = 0;  // wall time of step 0's start
-  int64_t next_generated_id = 1;
+  /// The next generated id (`job-N`) of each tenant; a tenant not listed starts at 1.
+  std::map<std::string, int64_t> next_generated_id;
   std::map<int64_t, JobRecord> jobs;                 // by seq
-  std::unordered_map<std::string, int64_t> job_seq;  // id -> seq
+  std::unordered_map<std::string, int64_t> job_seq;  // qualified id -> seq
   std::set<int64_t> active;                          // seqs of pending and running jobs
   std::vector<ServiceRecord> services;               // registration order
   std::deque<CommittedStep> recent;                  // the latest committed steps, oldest first
@@ -127,6 +141,7 @@ struct State {
   /// Incremented by every change; a plan records the version it was made from.
   uint64_t version = 0;
 
+  /// By qualified id (`tenant/id`).
   [[nodiscard]] const JobRecord* FindJob(std::string_view id) const;
   [[nodiscard]] JobRecord* FindJob(std::string_view id);
   [[nodiscard]] const ServiceRecord* FindService(std::string_view id) const;
