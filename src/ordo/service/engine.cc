@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "ordo/core/metrics.h"
@@ -42,6 +43,13 @@ double SystemNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// A priority as written in a config or a body: 8, 7.5.
+std::string PriorityText(double priority) {
+  std::ostringstream out;
+  out << priority;
+  return out.str();
+}
+
 std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(std::max(0.0, s)));
@@ -51,6 +59,11 @@ std::chrono::steady_clock::duration Seconds(double s) {
 
 Engine::Engine(ServiceConfig config, EngineOptions options, Logger* log)
     : config_(std::move(config)), options_(std::move(options)), log_(log) {
+  tenancy_.options = config_.planning;
+  for (const Tenant& tenant : config_.tenants) {
+    tenancy_.names.push_back(tenant.name);
+    tenancy_.shares.push_back(tenant.ShareFraction(config_.base.cluster.total_gpus()));
+  }
   if (!options_.wall_clock) options_.wall_clock = SystemNow;
   if (options_.registry == nullptr) {
     own_registry_ = MakeInTreeRegistry();
@@ -87,13 +100,15 @@ Result<std::unique_ptr<Engine>> Engine::Open(ServiceConfig config, EngineOptions
   if (!fast || !fallback) return Fail(!fast ? fast.error() : fallback.error());
   auto scenario =
       std::make_shared<const Scenario>(BuildScenario(engine->published_, engine->frame()));
+  auto planned = std::make_shared<const Scenario>(
+      PlanningScenario(*scenario, engine->published_, engine->frame()));
   PolicyOptions popts;
   popts.time_limit_s = engine->options_.fast_time_limit_s;
-  auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *scenario, popts);
+  auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *planned, popts, scenario.get());
   if (!checked) return Fail(checked.error());
-  engine->plan_ =
-      std::make_shared<const AdoptedPlan>(engine->published_.version, engine->published_.next_step,
-                                          scenario, std::move(*checked), engine->Now());
+  engine->plan_ = std::make_shared<const AdoptedPlan>(engine->published_.version,
+                                                      engine->published_.next_step, scenario,
+                                                      planned, std::move(*checked), engine->Now());
   return engine;
 }
 
@@ -169,7 +184,11 @@ Result<void> Engine::LoadState() {
     RefreshForecast(record, state.next_step, state.origin_unix);
     state.services.push_back(std::move(record));
   }
-  for (CommittedStep& step : snap->recent) state.recent.push_back(std::move(step));
+  // Fair share starts from the use the kept steps show (the last kRecentSteps).
+  for (CommittedStep& step : snap->recent) {
+    RecordUsage(state, step, frame());
+    state.recent.push_back(std::move(step));
+  }
 
   // The restored world must still admit a legal plan (a changed config might not).
   Scenario check = BuildScenario(state, frame());
@@ -354,6 +373,7 @@ void Engine::Publish(const Txn& txn) {
   published_.origin_unix = work_.origin_unix;
   published_.next_generated_id = work_.next_generated_id;
   published_.committed_value_total = work_.committed_value_total;
+  published_.usage = work_.usage;
   published_.version = work_.version;
   lock.unlock();
   // A full solve of the old state is now wasted work: let it stop.
@@ -378,9 +398,23 @@ io::ReadOptions JobReadOptions() {
   return read;
 }
 
+ApiResult<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,
+                                         const std::string& field) const {
+  const Tenant* tenant = config_.FindTenant(who.name);
+  if (tenant == nullptr || !tenant->max_priority || job.priority <= *tenant->max_priority) {
+    return {};
+  }
+  return ApiFail(400, field,
+                 "is above tenant " + tenant->name + "'s max_priority (" +
+                     PriorityText(job.priority) + " > " + PriorityText(*tenant->max_priority) + ")");
+}
+
 ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
   auto parsed = ReadJobBody(body, config_, JobReadOptions());
   if (!parsed) return ApiFail(parsed.error());
+  if (auto ok = CheckPriorityCap(who, parsed->job, "priority"); !ok) {
+    return tl::unexpected(ok.error());
+  }
   if (auto ok = CheckCanEverRunNow(parsed->job); !ok) return ApiFail(ok.error());
   const double now = Now();
   JobBody job_body = std::move(*parsed);
@@ -707,7 +741,8 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
       plan = adopted->plan();
       mode = adopted->mode();
     } else {
-      auto checked = SolveChecked(**fast, fallback->get(), kModeFast, scenario, popts);
+      const Scenario planned = PlanningScenario(scenario, work, frame());
+      auto checked = SolveChecked(**fast, fallback->get(), kModeFast, planned, popts, &scenario);
       if (!checked) {
         plans_.Inc(Labels({{"mode", "commit"}, {"outcome", "failed"}}));
         return ApiFail(500, "",
@@ -723,6 +758,7 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
     std::vector<int64_t> changed;
     const CommittedStep step =
         CommitStep(work, scenario, plan, starts ? mode : std::string("hold"), changed);
+    RecordUsage(work, step, frame());
     for (const int64_t seq : changed) {
       if (auto ok = txn.store.UpdateJob(work.jobs.at(seq)); !ok) {
         return ApiFail(500, "", ok.error().ToString());
@@ -773,7 +809,7 @@ bool Engine::Adopt(std::shared_ptr<const AdoptedPlan> plan, bool require_better)
       accept = true;
     } else if (require_better) {
       accept = plan->version() == plan_->version() && plan->base_step() == plan_->base_step() &&
-               IsBetter(plan->plan(), plan_->plan());
+               IsBetter(plan->planning_objective(), plan_->planning_objective());
     } else {
       accept = plan->version() > plan_->version();
     }
@@ -832,6 +868,7 @@ void Engine::FastLoop() {
       dirty_ = false;
     }
     std::shared_ptr<const Scenario> scenario;
+    std::shared_ptr<const Scenario> planned;
     uint64_t version = 0;
     int64_t base = 0;
     {
@@ -840,8 +877,10 @@ void Engine::FastLoop() {
       base = published_.next_step;
       if (auto current = CurrentPlan(); current && current->version() >= version) continue;
       scenario = std::make_shared<const Scenario>(BuildScenario(published_, frame()));
+      planned = std::make_shared<const Scenario>(PlanningScenario(*scenario, published_, frame()));
     }
-    auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *scenario, popts);
+    auto checked =
+        SolveChecked(**fast, fallback->get(), kModeFast, *planned, popts, scenario.get());
     if (!checked) {
       plans_.Inc(Labels({{"mode", "fast"}, {"outcome", "failed"}}));
       log_->Error("plan_failed", {{"mode", "fast"}, {"error", checked.error().ToString()}});
@@ -855,7 +894,8 @@ void Engine::FastLoop() {
     const double objective = checked->plan.metrics.objective;
     const size_t jobs = checked->plan.jobs.size();
     const bool adopted = Adopt(
-        std::make_shared<const AdoptedPlan>(version, base, scenario, std::move(*checked), Now()),
+        std::make_shared<const AdoptedPlan>(version, base, scenario, planned, std::move(*checked),
+                                            Now()),
         false);
     plans_.Inc(Labels({{"mode", "fast"}, {"outcome", adopted ? "adopted" : "stale"}}));
     log_->Debug("plan_adopted", {{"mode", "fast"},
@@ -869,6 +909,7 @@ void Engine::FastLoop() {
 std::string Engine::RunFullModeOnce() {
   std::lock_guard full_lock(full_mutex_);
   std::shared_ptr<const Scenario> scenario;
+  std::shared_ptr<const Scenario> planned;
   uint64_t version = 0;
   int64_t base = 0;
   {
@@ -880,6 +921,7 @@ std::string Engine::RunFullModeOnce() {
       return "unchanged";
     }
     scenario = std::make_shared<const Scenario>(BuildScenario(published_, frame()));
+    planned = std::make_shared<const Scenario>(PlanningScenario(*scenario, published_, frame()));
   }
   auto policy = MakePolicy(options_.full_policy);
   if (!policy) return "failed";
@@ -891,7 +933,7 @@ std::string Engine::RunFullModeOnce() {
   popts.stop = &full_stop_;
   full_running_ = true;
   const auto start = std::chrono::steady_clock::now();
-  auto plan = RunPolicy(**policy, *scenario, popts);
+  auto plan = RunPolicy(**policy, *planned, popts);
   full_running_ = false;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -908,24 +950,20 @@ std::string Engine::RunFullModeOnce() {
     outcome = "stale";
   } else {
     CheckedPlan checked;
-    const double solve_ms = plan->metrics.solve_ms;
-    auto solver = plan->metrics.solver;
     checked.plan = std::move(*plan);
-    checked.plan.metrics = ComputeMetrics(*scenario, checked.plan);
-    checked.plan.metrics.solve_ms = solve_ms;
-    checked.plan.metrics.solver = solver;
+    MeasurePlan(checked, *planned, *scenario);
     checked.mode = std::string(kModeFull);
     checked.solve_s = seconds;
-    auto candidate =
-        std::make_shared<const AdoptedPlan>(version, base, scenario, std::move(checked), Now());
+    auto candidate = std::make_shared<const AdoptedPlan>(version, base, scenario, planned,
+                                                         std::move(checked), Now());
     auto current = CurrentPlan();
     if (Adopt(candidate, true)) {
       outcome = "adopted";
     } else {
       outcome = current && current->version() != version ? "stale" : "worse";
     }
-    detail = "objective " + std::to_string(candidate->plan().metrics.objective) + " vs " +
-             (current ? std::to_string(current->plan().metrics.objective) : std::string("none"));
+    detail = "planning objective " + std::to_string(candidate->planning_objective()) + " vs " +
+             (current ? std::to_string(current->planning_objective()) : std::string("none"));
   }
   plans_.Inc(Labels({{"mode", "full"}, {"outcome", outcome}}));
   log_->Info(

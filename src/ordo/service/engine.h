@@ -178,7 +178,10 @@ class Engine {
 
   Result<void> LoadState();
   double Now() const;
-  Frame frame() const { return Frame{&config_.base}; }
+  Frame frame() const { return Frame{&config_.base, &tenancy_}; }
+  /// Refuses a job whose priority is above the tenant's max_priority (400 naming `field`).
+  ApiResult<void> CheckPriorityCap(const Principal& who, const Job& job,
+                                   const std::string& field) const;
 
   // Writer.
   ApiResult<nlohmann::json> Enqueue(std::function<ApiResult<nlohmann::json>(Txn&)> run);
@@ -210,6 +213,7 @@ class Engine {
   }
 
   ServiceConfig config_;
+  Tenancy tenancy_;  // from config_: what planning priorities are made with
   EngineOptions options_;
   Logger* log_;
   PolicyRegistry own_registry_;

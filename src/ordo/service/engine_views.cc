@@ -372,6 +372,9 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
         error.field = NestedField(IndexPath("jobs", k), error.field);
         return ApiFail(std::move(error));
       }
+      if (auto ok = CheckPriorityCap(who, job->job, IndexPath("jobs", k) + ".priority"); !ok) {
+        return tl::unexpected(ok.error());
+      }
       added.push_back(std::move(*job));
     }
   }
@@ -478,6 +481,12 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     return ApiFail(400, ok.error().field,
                    "the hypothetical cluster admits no legal plan: " + ok.error().message);
   }
+  // Planning priorities as the state has them now; an added job counts as submitted now.
+  Scenario planned;
+  {
+    std::shared_lock lock(state_mutex_);
+    planned = PlanningScenario(scenario, published_, frame());
+  }
   // The limit is the answer's: reading the request so far, and checking, measuring and
   // explaining the plan after, come out of it.
   const double spent_s =
@@ -485,7 +494,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   popts.time_limit_s =
       std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
-                              scenario, popts);
+                              planned, popts, &scenario);
   if (!checked) return ApiFail(500, "", checked.error().ToString());
   const std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
   // Stopped: the plan is legal but explaining it would hold the shutdown up.
@@ -495,7 +504,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   }
   whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   const Plan& plan = checked->plan;
-  const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
+  const std::vector<JobExplanation> explanations = ExplainInBasePriorities(planned, scenario, plan);
   std::unordered_map<std::string, const JobExplanation*> why;
   for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
   std::shared_lock lock(state_mutex_);
