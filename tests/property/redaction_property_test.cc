@@ -5,11 +5,17 @@
 // chance. Each engine carries 25 states in turn (jobs added, steps advanced, jobs cancelled), each
 // checked for every tenant; failures name the seed.
 //
+// Job ids are per tenant, so each engine also has one id several tenants submit (each with its
+// own GPU count): a tenant that holds it reads only its own job under it (every object with that
+// id and a `gpus` has the tenant's count, its own cancellation never touches another's), one that
+// does not hold it never reads it, and no tenant ever reads a qualified id (`tenant/id`).
+//
 // ORDO_PROPERTY_INSTANCES sets the number of states (default 50; docs/service.md gives the
 // 10,000-state run).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +43,25 @@ std::string RandomId(ordo::testing::Rng& rng) {
   std::string id;
   for (int k = 0; k < 12; ++k) id += static_cast<char>('a' + rng.Uniform(0, 25));
   return id;
+}
+
+// Every object in `view` whose `id` is `id` and that has `gpus` has `gpus` GPUs; false names the
+// first that does not in `found`.
+bool AllHaveGpus(const json& view, const std::string& id, int gpus, json& found) {
+  if (view.is_object()) {
+    if (auto it = view.find("id"); it != view.end() && *it == id) {
+      if (auto g = view.find("gpus"); g != view.end() && g->is_number() && *g != gpus) {
+        found = view;
+        return false;
+      }
+    }
+  }
+  if (view.is_structured()) {
+    for (const json& item : view) {
+      if (!AllHaveGpus(item, id, gpus, found)) return false;
+    }
+  }
+  return true;
 }
 
 std::string Text(const ApiResult<json>& result) {
@@ -78,6 +103,10 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
       ASSERT_TRUE(engine->PutService(admin, service, std::nullopt, true));
     }
     std::map<std::string, std::vector<std::string>> ids;  // tenant -> its job ids
+    // The id several tenants hold, and each holder's GPU count and whether it cancelled its own.
+    const std::string shared = RandomId(rng);
+    std::map<std::string, int> shared_gpus;
+    std::map<std::string, bool> shared_cancelled;
     for (int k = 0; k < kStatesPerEngine && checked < states; ++k, ++checked) {
       // A change: a few jobs, sometimes a step or two, sometimes a cancellation.
       for (int n = rng.Uniform(1, 4); n > 0; --n) {
@@ -92,7 +121,34 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
         ids[tenant].push_back(id);
       }
       if (rng.Chance(0.3)) {
+        const int t = rng.Uniform(0, 2);
+        const std::string tenant = kTenants[t];
+        if (!shared_gpus.count(tenant)) {
+          json job = {{"id", shared},
+                      {"kind", "training"},
+                      {"priority", rng.Uniform(1, 9)},
+                      {"gpus", 1 << t},
+                      {"duration_steps", rng.Uniform(1, 6)}};
+          auto added = engine->SubmitJob(Principal{tenant, false}, job);
+          ASSERT_TRUE(added) << "seed " << seed << ": tenant " << tenant
+                             << " cannot submit an id another tenant holds: "
+                             << added.error().error.message;
+          shared_gpus[tenant] = 1 << t;
+        }
+      }
+      if (rng.Chance(0.3)) {
         ASSERT_TRUE(engine->Advance(admin, rng.Uniform(1, 2), 2.0));
+      }
+      if (rng.Chance(0.1) && !shared_gpus.empty()) {
+        auto it = std::next(shared_gpus.begin(),
+                            rng.Uniform(0, static_cast<int>(shared_gpus.size()) - 1));
+        auto cancelled = engine->CancelJob(Principal{it->first, false}, shared);
+        if (cancelled) {
+          shared_cancelled[it->first] = true;
+        } else {
+          // Only the tenant's own job can stop it: one that ran to its end is done.
+          ASSERT_EQ(cancelled.error().status, 409) << "seed " << seed << ": " << Text(cancelled);
+        }
       }
       if (rng.Chance(0.2)) {
         const std::string tenant = kTenants[rng.Uniform(0, 2)];
@@ -125,7 +181,45 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
           EXPECT_EQ(answer.find("tenant"), std::string::npos) << answer;
           EXPECT_EQ(answer.rfind("404", 0), 0u) << answer;
         }
+        if (shared_gpus.count(name)) {
+          auto mine = engine->GetJob(who, shared, 0.5);
+          ASSERT_TRUE(mine) << "seed " << seed << ": " << Text(mine);
+          EXPECT_EQ((*mine)["gpus"], shared_gpus[name]) << "seed " << seed << " " << mine->dump();
+          EXPECT_EQ((*mine)["state"] == "cancelled", shared_cancelled[name])
+              << "seed " << seed << ": tenant " << name << " " << mine->dump();
+          auto list = engine->ListJobs(who, JobFilter{});
+          ASSERT_TRUE(list);
+          int listed = 0;
+          for (const json& job : (*list)["jobs"]) listed += job["id"] == shared ? 1 : 0;
+          EXPECT_EQ(listed, 1) << "seed " << seed << ": tenant " << name;
+          std::vector<json> views = {*mine, *list};
+          for (const ApiResult<json>& view : {engine->PlanJson(who), engine->DashboardJson(who, 48),
+                                              engine->HistoryJson(who, 0, 100)}) {
+            ASSERT_TRUE(view) << "seed " << seed << ": " << Text(view);
+            views.push_back(*view);
+          }
+          for (const json& view : views) {
+            json found;
+            ASSERT_TRUE(AllHaveGpus(view, shared, shared_gpus[name], found))
+                << "seed " << seed << " state " << k << ": tenant " << name
+                << " reads another tenant's " << shared << ": " << found.dump();
+          }
+        }
         for (const std::string& text : texts) {
+          // Ids are the tenant's own as it submitted them: never qualified.
+          for (const auto& [other, other_ids] : ids) {
+            for (const std::string& id : other_ids) {
+              ASSERT_EQ(text.find("/" + id), std::string::npos)
+                  << "seed " << seed << ": tenant " << name << " reads a qualified id in "
+                  << text.substr(0, 2000);
+            }
+          }
+          ASSERT_EQ(text.find("/" + shared), std::string::npos) << text.substr(0, 2000);
+          if (!shared_gpus.count(name)) {
+            ASSERT_EQ(text.find(shared), std::string::npos)
+                << "seed " << seed << " state " << k << ": tenant " << name
+                << " reads the shared id it does not hold in " << text.substr(0, 2000);
+          }
           for (const auto& [other, other_ids] : ids) {
             if (other == name) continue;
             for (const std::string& id : other_ids) {

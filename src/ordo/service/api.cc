@@ -127,6 +127,12 @@ HttpServer::Match HttpServer::Find(const Request& request) const {
         std::string id = path.substr(route.prefix.size(),
                                      path.size() - route.prefix.size() - route.suffix.size());
         if (IsSafeId(id, kMaxIdLength)) return {&route, std::move(id)};
+        // A job may be named by its qualified id `tenant/id` (state.h), as the admin sees it.
+        if (const size_t cut = id.find('/');
+            route.prefix == "/v1/jobs/" && cut != std::string::npos &&
+            IsSafeId(id.substr(0, cut), kMaxIdLength) && IsSafeId(id.substr(cut + 1), kMaxIdLength)) {
+          return {&route, std::move(id)};
+        }
         break;
       }
       case Route::Kind::kUnder:

@@ -1,5 +1,7 @@
 #include "ordo/service/config.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "ordo/io/document.h"
@@ -46,7 +48,90 @@ Result<Scenario> ReadBase(const Json& root) {
   return io::ParseScenario(doc.dump(), false);
 }
 
+// `share`: a number of GPUs or a percentage ("25%"), as in a world's tenants.
+Result<void> ReadShare(const ObjectReader& t, Tenant& tenant) {
+  const Json* share = t.Find("share");
+  if (share == nullptr) return {};
+  if (share->is_string()) {
+    const std::string& text = share->get_ref<const std::string&>();
+    char* end = nullptr;
+    const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || end == nullptr || std::string_view(end) != "%" || !std::isfinite(percent)) {
+      return FailInput(t.Path("share"), "must be a number of GPUs or a percentage such as \"25%\" "
+                                        "(got \"" + text.substr(0, 40) + "\")");
+    }
+    tenant.share = percent;
+    tenant.share_is_percent = true;
+  } else {
+    auto gpus = t.Number("share", -1e9, 1e9);
+    if (!gpus) return Fail(gpus.error());
+    tenant.share = *gpus;
+  }
+  if (tenant.share < 0) {
+    return FailInput(t.Path("share"), "must not be negative (got " + std::to_string(tenant.share) +
+                                          (tenant.share_is_percent ? "%" : "") + ")");
+  }
+  if (tenant.share_is_percent && tenant.share > 100) {
+    return FailInput(t.Path("share"), "a percentage must be at most 100%");
+  }
+  return {};
+}
+
+// The optional `planning` object: planning_priority.h's options, defaults for what is absent.
+Result<priority::PlanningOptions> ReadPlanning(const ObjectReader& top) {
+  priority::PlanningOptions o = ServicePlanningDefaults();
+  const Json* planning = top.Find("planning");
+  if (planning == nullptr) return o;
+  auto p = ObjectReader::Make(*planning, "planning", "the planning options");
+  if (!p) return Fail(p.error());
+  ORDO_IO_CHECK(p->AllowOnly(
+      {"aging", "fair_share", "wait_bound_hours", "bound_priority", "size_exponent"}));
+  auto number = [](const ObjectReader& obj, std::string_view key, double& target) -> Result<void> {
+    auto value = obj.OptionalNumber(key, -1e9, 1e9);
+    if (!value) return Fail(value.error());
+    if (*value) target = **value;
+    return {};
+  };
+  if (const Json* aging = p->Find("aging")) {
+    auto a = ObjectReader::Make(*aging, "planning.aging", "the aging options");
+    if (!a) return Fail(a.error());
+    ORDO_IO_CHECK(a->AllowOnly({"rate_per_hour", "cap"}));
+    ORDO_IO_CHECK(number(*a, "rate_per_hour", o.aging.rate_per_hour));
+    ORDO_IO_CHECK(number(*a, "cap", o.aging.cap));
+  }
+  if (const Json* fair = p->Find("fair_share")) {
+    auto f = ObjectReader::Make(*fair, "planning.fair_share", "the fair-share options");
+    if (!f) return Fail(f.error());
+    ORDO_IO_CHECK(f->AllowOnly({"half_life_hours", "max_exponent", "weight"}));
+    ORDO_IO_CHECK(number(*f, "half_life_hours", o.fair_share.half_life_hours));
+    ORDO_IO_CHECK(number(*f, "max_exponent", o.fair_share.max_exponent));
+    ORDO_IO_CHECK(number(*f, "weight", o.fair_share.weight));
+  }
+  ORDO_IO_CHECK(number(*p, "wait_bound_hours", o.wait_bound_hours));
+  ORDO_IO_CHECK(number(*p, "bound_priority", o.bound_priority));
+  ORDO_IO_CHECK(number(*p, "size_exponent", o.size_exponent));
+  if (auto ok = priority::ValidatePlanningOptions(o); !ok) {
+    Error error = ok.error();
+    error.field = "planning." + error.field;
+    return Fail(std::move(error));
+  }
+  return o;
+}
+
 }  // namespace
+
+priority::PlanningOptions ServicePlanningDefaults() {
+  priority::PlanningOptions o = priority::DefaultPlanningOptions();
+  o.size_exponent = 0;
+  return o;
+}
+
+const Tenant* ServiceConfig::FindTenant(std::string_view name) const {
+  for (const Tenant& tenant : tenants) {
+    if (tenant.name == name) return &tenant;
+  }
+  return nullptr;
+}
 
 bool IsSafeId(std::string_view id, size_t max_length) {
   if (id.empty() || id.size() > max_length) return false;
@@ -82,7 +167,7 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
     auto top = ObjectReader::Make(*document, "", "a service config");
     if (!top) return Fail(top.error());
     ORDO_IO_CHECK(top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
-                                  "cluster", "objective", "tenants", "admin_token"}));
+                                  "cluster", "objective", "tenants", "admin_token", "planning"}));
     ServiceConfig config;
     ORDO_IO_ASSIGN(config.base, ReadBase(*document));
     config.cluster_json = document->at("cluster");
@@ -92,10 +177,12 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
     ORDO_IO_ASSIGN(tenants, top->List("tenants", kMaxTenants));
     std::set<std::string> names;
     std::set<std::string> tokens = {config.admin_token};
+    const int total_gpus = config.base.cluster.total_gpus();
+    double shares_gpus = 0;
     for (size_t k = 0; k < tenants->size(); ++k) {
       auto t = ObjectReader::Make((*tenants)[k], IndexPath("tenants", k), "a tenant");
       if (!t) return Fail(t.error());
-      ORDO_IO_CHECK(t->AllowOnly({"name", "token"}));
+      ORDO_IO_CHECK(t->AllowOnly({"name", "token", "share", "max_priority"}));
       Tenant tenant;
       ORDO_IO_ASSIGN(tenant.name, t->String("name", kMaxTenantName, false));
       if (!IsSafeId(tenant.name, kMaxTenantName)) {
@@ -111,8 +198,22 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
       if (!tokens.insert(tenant.token).second) {
         return FailInput(t->Path("token"), "is also another tenant's or the admin's token");
       }
+      ORDO_IO_CHECK(ReadShare(*t, tenant));
+      // Shares are nominal quotas: together they may not promise more than the cluster.
+      shares_gpus += tenant.ShareFraction(total_gpus) * total_gpus;
+      if (shares_gpus > total_gpus + 1e-9) {
+        return FailInput(t->Path("share"),
+                         "the tenants' shares sum to " + std::to_string(shares_gpus) +
+                             " GPUs, more than the cluster's " + std::to_string(total_gpus));
+      }
+      ORDO_IO_ASSIGN(tenant.max_priority, t->OptionalNumber("max_priority", -1e9, 1e9));
+      if (tenant.max_priority &&
+          (*tenant.max_priority < 1 || *tenant.max_priority > kMaxTenantPriorityCap)) {
+        return FailInput(t->Path("max_priority"), "must be a number from 1 to 10");
+      }
       config.tenants.push_back(std::move(tenant));
     }
+    ORDO_IO_ASSIGN(config.planning, ReadPlanning(*top));
     return config;
   } catch (const std::exception& ex) {
     return Fail(Error{ErrorCode::kInternal, "", std::string("config reader: ") + ex.what()});

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "ordo/core/metrics.h"
@@ -42,6 +43,13 @@ double SystemNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// A priority as written in a config or a body: 8, 7.5.
+std::string PriorityText(double priority) {
+  std::ostringstream out;
+  out << priority;
+  return out.str();
+}
+
 std::chrono::steady_clock::duration Seconds(double s) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
       std::chrono::duration<double>(std::max(0.0, s)));
@@ -51,6 +59,11 @@ std::chrono::steady_clock::duration Seconds(double s) {
 
 Engine::Engine(ServiceConfig config, EngineOptions options, Logger* log)
     : config_(std::move(config)), options_(std::move(options)), log_(log) {
+  tenancy_.options = config_.planning;
+  for (const Tenant& tenant : config_.tenants) {
+    tenancy_.names.push_back(tenant.name);
+    tenancy_.shares.push_back(tenant.ShareFraction(config_.base.cluster.total_gpus()));
+  }
   if (!options_.wall_clock) options_.wall_clock = SystemNow;
   if (options_.registry == nullptr) {
     own_registry_ = MakeInTreeRegistry();
@@ -87,13 +100,15 @@ Result<std::unique_ptr<Engine>> Engine::Open(ServiceConfig config, EngineOptions
   if (!fast || !fallback) return Fail(!fast ? fast.error() : fallback.error());
   auto scenario =
       std::make_shared<const Scenario>(BuildScenario(engine->published_, engine->frame()));
+  auto planned = std::make_shared<const Scenario>(
+      PlanningScenario(*scenario, engine->published_, engine->frame()));
   PolicyOptions popts;
   popts.time_limit_s = engine->options_.fast_time_limit_s;
-  auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *scenario, popts);
+  auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *planned, popts, scenario.get());
   if (!checked) return Fail(checked.error());
-  engine->plan_ =
-      std::make_shared<const AdoptedPlan>(engine->published_.version, engine->published_.next_step,
-                                          scenario, std::move(*checked), engine->Now());
+  engine->plan_ = std::make_shared<const AdoptedPlan>(engine->published_.version,
+                                                      engine->published_.next_step, scenario,
+                                                      planned, std::move(*checked), engine->Now());
   return engine;
 }
 
@@ -135,6 +150,7 @@ Result<void> Engine::LoadState() {
       return Fail(std::move(error));
     }
     JobRecord record = std::move(stored.record);
+    job->id = std::move(record.job.id);  // the row's qualified id is the job's key
     record.job = std::move(*job);
     state.PutJob(std::move(record));
   }
@@ -168,7 +184,11 @@ Result<void> Engine::LoadState() {
     RefreshForecast(record, state.next_step, state.origin_unix);
     state.services.push_back(std::move(record));
   }
-  for (CommittedStep& step : snap->recent) state.recent.push_back(std::move(step));
+  // Fair share starts from the use the kept steps show (the last kRecentSteps).
+  for (CommittedStep& step : snap->recent) {
+    RecordUsage(state, step, frame());
+    state.recent.push_back(std::move(step));
+  }
 
   // The restored world must still admit a legal plan (a changed config might not).
   Scenario check = BuildScenario(state, frame());
@@ -353,6 +373,7 @@ void Engine::Publish(const Txn& txn) {
   published_.origin_unix = work_.origin_unix;
   published_.next_generated_id = work_.next_generated_id;
   published_.committed_value_total = work_.committed_value_total;
+  published_.usage = work_.usage;
   published_.version = work_.version;
   lock.unlock();
   // A full solve of the old state is now wasted work: let it stop.
@@ -361,6 +382,11 @@ void Engine::Publish(const Txn& txn) {
 
 // ---------------------------------------------------------------------------------------------
 // Requests that change the state.
+
+std::string ResolveJobId(const Principal& who, std::string_view id) {
+  if (id.find(kTenantSeparator) != std::string_view::npos) return std::string(id);
+  return QualifiedJobId(who.name, id);
+}
 
 io::ReadOptions JobReadOptions() {
   io::ReadOptions read;
@@ -372,9 +398,23 @@ io::ReadOptions JobReadOptions() {
   return read;
 }
 
+ApiResult<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,
+                                         const std::string& field) const {
+  const Tenant* tenant = config_.FindTenant(who.name);
+  if (tenant == nullptr || !tenant->max_priority || job.priority <= *tenant->max_priority) {
+    return {};
+  }
+  return ApiFail(400, field,
+                 "is above tenant " + tenant->name + "'s max_priority (" +
+                     PriorityText(job.priority) + " > " + PriorityText(*tenant->max_priority) + ")");
+}
+
 ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
   auto parsed = ReadJobBody(body, config_, JobReadOptions());
   if (!parsed) return ApiFail(parsed.error());
+  if (auto ok = CheckPriorityCap(who, parsed->job, "priority"); !ok) {
+    return tl::unexpected(ok.error());
+  }
   if (auto ok = CheckCanEverRunNow(parsed->job); !ok) return ApiFail(ok.error());
   const double now = Now();
   JobBody job_body = std::move(*parsed);
@@ -387,22 +427,25 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     }
     JobRecord record;
     record.job = job_body.job;
+    // Ids are per tenant (state.h): only the caller's own jobs can hold its id.
+    std::string local = record.job.id;
     if (job_body.id_given) {
-      if (work.FindJob(record.job.id) != nullptr || work.FindService(record.job.id) != nullptr) {
-        // Ids are global: a job exists under this id (a retry of an acknowledged submission gets
-        // this answer, so submitting with an id is idempotent).
-        return ApiFail(409, "id",
-                       "a job or service with id \"" + record.job.id + "\" already exists");
+      if (work.FindJob(QualifiedJobId(who.name, local)) != nullptr) {
+        // A retry of an acknowledged submission gets this answer, so submitting with an id is
+        // idempotent; it concerns the caller's own job only.
+        return ApiFail(409, "id", "you already have a job with id \"" + local + "\"");
       }
     } else {
+      int64_t& next = work.next_generated_id[who.name];
+      if (next < 1) next = 1;
       do {
-        record.job.id = "job-" + std::to_string(work.next_generated_id++);
-      } while (work.FindJob(record.job.id) != nullptr ||
-               work.FindService(record.job.id) != nullptr);
-      if (auto ok = txn.store.SetNextGeneratedId(work.next_generated_id); !ok) {
+        local = "job-" + std::to_string(next++);
+      } while (work.FindJob(QualifiedJobId(who.name, local)) != nullptr);
+      if (auto ok = txn.store.SetNextGeneratedId(who.name, next); !ok) {
         return ApiFail(500, "", ok.error().ToString());
       }
     }
+    record.job.id = QualifiedJobId(who.name, local);
     record.tenant = who.name;
     record.submitted_step = work.next_step;
     record.submitted_unix = now;
@@ -411,12 +454,12 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     auto seq = txn.store.InsertJob(record, spec);
     if (!seq) return ApiFail(500, "", seq.error().ToString());
     record.seq = *seq;
-    const std::string id = record.job.id;
     work.PutJob(std::move(record));
     txn.changed_jobs.insert(*seq);
     txn.changed = true;
     submissions_.Inc(Labels({{"tenant", who.name}}));
-    return Json{{"id", id}};
+    // The id as the caller addresses it (the admin's own jobs too are in its namespace).
+    return Json{{"id", local}};
   });
 }
 
@@ -436,8 +479,9 @@ Result<void> Engine::CheckCanEverRunNow(const Job& job) const {
 
 ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {
   std::string id(id_view);
-  auto result = Enqueue([this, who, id](Txn& txn) -> ApiResult<Json> {
-    JobRecord* record = txn.work.FindJob(id);
+  const std::string qualified = ResolveJobId(who, id);
+  auto result = Enqueue([this, who, id, qualified](Txn& txn) -> ApiResult<Json> {
+    JobRecord* record = txn.work.FindJob(qualified);
     if (record == nullptr || !CanSee(who, *record)) {
       return ApiFail(404, "id", "no job \"" + id + "\"");
     }
@@ -474,8 +518,9 @@ ApiResult<Json> Engine::PutService(const Principal& who, const Json& body,
         State& work = txn.work;
         const std::string& id = service_body.service.id;
         const ServiceRecord* existing = work.FindService(id);
-        if (create && (existing != nullptr || work.FindJob(id) != nullptr)) {
-          return ApiFail(409, "id", "a service or job with id \"" + id + "\" already exists");
+        // Service ids are cluster-wide and apart from the tenants' job ids (state.h).
+        if (create && existing != nullptr) {
+          return ApiFail(409, "id", "a service with id \"" + id + "\" already exists");
         }
         if (!create && existing == nullptr) return ApiFail(404, "id", "no service \"" + id + "\"");
         ServiceRecord record;
@@ -696,7 +741,8 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
       plan = adopted->plan();
       mode = adopted->mode();
     } else {
-      auto checked = SolveChecked(**fast, fallback->get(), kModeFast, scenario, popts);
+      const Scenario planned = PlanningScenario(scenario, work, frame());
+      auto checked = SolveChecked(**fast, fallback->get(), kModeFast, planned, popts, &scenario);
       if (!checked) {
         plans_.Inc(Labels({{"mode", "commit"}, {"outcome", "failed"}}));
         return ApiFail(500, "",
@@ -712,6 +758,7 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
     std::vector<int64_t> changed;
     const CommittedStep step =
         CommitStep(work, scenario, plan, starts ? mode : std::string("hold"), changed);
+    RecordUsage(work, step, frame());
     for (const int64_t seq : changed) {
       if (auto ok = txn.store.UpdateJob(work.jobs.at(seq)); !ok) {
         return ApiFail(500, "", ok.error().ToString());
@@ -762,7 +809,7 @@ bool Engine::Adopt(std::shared_ptr<const AdoptedPlan> plan, bool require_better)
       accept = true;
     } else if (require_better) {
       accept = plan->version() == plan_->version() && plan->base_step() == plan_->base_step() &&
-               IsBetter(plan->plan(), plan_->plan());
+               IsBetter(plan->planning_objective(), plan_->planning_objective());
     } else {
       accept = plan->version() > plan_->version();
     }
@@ -821,6 +868,7 @@ void Engine::FastLoop() {
       dirty_ = false;
     }
     std::shared_ptr<const Scenario> scenario;
+    std::shared_ptr<const Scenario> planned;
     uint64_t version = 0;
     int64_t base = 0;
     {
@@ -829,8 +877,10 @@ void Engine::FastLoop() {
       base = published_.next_step;
       if (auto current = CurrentPlan(); current && current->version() >= version) continue;
       scenario = std::make_shared<const Scenario>(BuildScenario(published_, frame()));
+      planned = std::make_shared<const Scenario>(PlanningScenario(*scenario, published_, frame()));
     }
-    auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *scenario, popts);
+    auto checked =
+        SolveChecked(**fast, fallback->get(), kModeFast, *planned, popts, scenario.get());
     if (!checked) {
       plans_.Inc(Labels({{"mode", "fast"}, {"outcome", "failed"}}));
       log_->Error("plan_failed", {{"mode", "fast"}, {"error", checked.error().ToString()}});
@@ -844,7 +894,8 @@ void Engine::FastLoop() {
     const double objective = checked->plan.metrics.objective;
     const size_t jobs = checked->plan.jobs.size();
     const bool adopted = Adopt(
-        std::make_shared<const AdoptedPlan>(version, base, scenario, std::move(*checked), Now()),
+        std::make_shared<const AdoptedPlan>(version, base, scenario, planned, std::move(*checked),
+                                            Now()),
         false);
     plans_.Inc(Labels({{"mode", "fast"}, {"outcome", adopted ? "adopted" : "stale"}}));
     log_->Debug("plan_adopted", {{"mode", "fast"},
@@ -858,6 +909,7 @@ void Engine::FastLoop() {
 std::string Engine::RunFullModeOnce() {
   std::lock_guard full_lock(full_mutex_);
   std::shared_ptr<const Scenario> scenario;
+  std::shared_ptr<const Scenario> planned;
   uint64_t version = 0;
   int64_t base = 0;
   {
@@ -869,6 +921,7 @@ std::string Engine::RunFullModeOnce() {
       return "unchanged";
     }
     scenario = std::make_shared<const Scenario>(BuildScenario(published_, frame()));
+    planned = std::make_shared<const Scenario>(PlanningScenario(*scenario, published_, frame()));
   }
   auto policy = MakePolicy(options_.full_policy);
   if (!policy) return "failed";
@@ -880,7 +933,7 @@ std::string Engine::RunFullModeOnce() {
   popts.stop = &full_stop_;
   full_running_ = true;
   const auto start = std::chrono::steady_clock::now();
-  auto plan = RunPolicy(**policy, *scenario, popts);
+  auto plan = RunPolicy(**policy, *planned, popts);
   full_running_ = false;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -897,24 +950,20 @@ std::string Engine::RunFullModeOnce() {
     outcome = "stale";
   } else {
     CheckedPlan checked;
-    const double solve_ms = plan->metrics.solve_ms;
-    auto solver = plan->metrics.solver;
     checked.plan = std::move(*plan);
-    checked.plan.metrics = ComputeMetrics(*scenario, checked.plan);
-    checked.plan.metrics.solve_ms = solve_ms;
-    checked.plan.metrics.solver = solver;
+    MeasurePlan(checked, *planned, *scenario);
     checked.mode = std::string(kModeFull);
     checked.solve_s = seconds;
-    auto candidate =
-        std::make_shared<const AdoptedPlan>(version, base, scenario, std::move(checked), Now());
+    auto candidate = std::make_shared<const AdoptedPlan>(version, base, scenario, planned,
+                                                         std::move(checked), Now());
     auto current = CurrentPlan();
     if (Adopt(candidate, true)) {
       outcome = "adopted";
     } else {
       outcome = current && current->version() != version ? "stale" : "worse";
     }
-    detail = "objective " + std::to_string(candidate->plan().metrics.objective) + " vs " +
-             (current ? std::to_string(current->plan().metrics.objective) : std::string("none"));
+    detail = "planning objective " + std::to_string(candidate->planning_objective()) + " vs " +
+             (current ? std::to_string(current->planning_objective()) : std::string("none"));
   }
   plans_.Inc(Labels({{"mode", "full"}, {"outcome", outcome}}));
   log_->Info(

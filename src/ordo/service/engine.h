@@ -82,6 +82,11 @@ struct EngineOptions {
 /// `duration_steps` gets the forecasters' median duration.
 io::ReadOptions JobReadOptions();
 
+/// The qualified id (state.h) of the job `id` names for `who`: an id as submitted is in the
+/// caller's own namespace (the admin's too); a qualified `tenant/id` is taken as it is (the admin
+/// addresses any tenant's job so; for a tenant, another tenant's is "not found" as any other).
+std::string ResolveJobId(const Principal& who, std::string_view id);
+
 /// Filters of ListJobs.
 struct JobFilter {
   std::optional<JobState> state;
@@ -173,7 +178,10 @@ class Engine {
 
   Result<void> LoadState();
   double Now() const;
-  Frame frame() const { return Frame{&config_.base}; }
+  Frame frame() const { return Frame{&config_.base, &tenancy_}; }
+  /// Refuses a job whose priority is above the tenant's max_priority (400 naming `field`).
+  ApiResult<void> CheckPriorityCap(const Principal& who, const Job& job,
+                                   const std::string& field) const;
 
   // Writer.
   ApiResult<nlohmann::json> Enqueue(std::function<ApiResult<nlohmann::json>(Txn&)> run);
@@ -205,6 +213,7 @@ class Engine {
   }
 
   ServiceConfig config_;
+  Tenancy tenancy_;  // from config_: what planning priorities are made with
   EngineOptions options_;
   Logger* log_;
   PolicyRegistry own_registry_;

@@ -154,19 +154,21 @@ std::shared_ptr<const AdoptedPlan> Engine::ExplainedPlan() const {
   return plan;
 }
 
-ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double wait_for_plan_s) {
+ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view given,
+                               double wait_for_plan_s) {
+  const std::string id = ResolveJobId(who, given);
   uint64_t version = 0;
   {
     auto plan = ExplainedPlan();
     std::shared_lock lock(state_mutex_);
     const JobRecord* record = published_.FindJob(id);
     if (record == nullptr || !CanSee(who, *record)) {
-      return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+      return ApiFail(404, "id", "no job \"" + std::string(given) + "\"");
     }
     const bool planned =
         plan && plan->base_step() == published_.next_step && plan->FindJob(id) != nullptr;
     if (record->state != JobState::kPending || planned) {
-      const Redactor redact(who, published_);
+      const Redactor redact(who);
       Json view = JobView(*record, published_, plan.get(), redact);
       redact.Scrub(view);
       return view;
@@ -180,9 +182,9 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view id, double
   std::shared_lock lock(state_mutex_);
   const JobRecord* record = published_.FindJob(id);
   if (record == nullptr || !CanSee(who, *record)) {
-    return ApiFail(404, "id", "no job \"" + std::string(id) + "\"");
+    return ApiFail(404, "id", "no job \"" + std::string(given) + "\"");
   }
-  const Redactor redact(who, published_);
+  const Redactor redact(who);
   Json view = JobView(*record, published_, plan.get(), redact);
   redact.Scrub(view);
   return view;
@@ -194,7 +196,7 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
   }
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
-  const Redactor redact(who, published_);
+  const Redactor redact(who);
   Json jobs = Json::array();
   std::optional<int64_t> next_cursor;
   for (auto it = published_.jobs.upper_bound(filter.after_seq); it != published_.jobs.end(); ++it) {
@@ -253,7 +255,7 @@ ApiResult<Json> Engine::PlanJson(const Principal& who) {
   auto plan = ExplainedPlan();
   if (!plan) return ApiFail(503, "", "no plan yet");
   std::shared_lock lock(state_mutex_);
-  const Redactor redact(who, published_);
+  const Redactor redact(who);
   Json doc = PlanDocument(plan->plan(), plan->Explanations(), redact);
   doc["x-step"] = plan->base_step();
   doc["x-mode"] = plan->mode();
@@ -268,10 +270,10 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
     return ApiFail(404, "", "no step has been committed yet");
   }
   const CommittedStep& step = published_.recent.back();
+  const Redactor redact(who);
   Json jobs = Json::array();
   for (const CommittedJob& job : step.jobs) {
-    const JobRecord* record = published_.FindJob(job.id);
-    if (!who.admin && (record == nullptr || record->tenant != who.name)) continue;
+    if (!redact.Visible(job.id)) continue;
     jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
   }
   Json services = Json::array();
@@ -287,7 +289,7 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
               {"allocated_utilization", step.allocated_utilization},
               {"value", step.value},
               {"unmet_gpus", step.unmet_gpus}};
-  Redactor(who, published_).Scrub(out);
+  redact.Scrub(out);
   return out;
 }
 
@@ -299,7 +301,7 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
   auto steps = store_->ReadSteps(from, to, kMaxHistorySteps);
   if (!steps) return ApiFail(500, "", steps.error().ToString());
   std::shared_lock lock(state_mutex_);
-  const Redactor redact(who, published_);
+  const Redactor redact(who);
   Json out = Json::array();
   for (const CommittedStep& step : *steps) {
     Json jobs = Json::array();
@@ -366,6 +368,9 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
         error.field = NestedField(IndexPath("jobs", k), error.field);
         return ApiFail(std::move(error));
       }
+      if (auto ok = CheckPriorityCap(who, job->job, IndexPath("jobs", k) + ".priority"); !ok) {
+        return tl::unexpected(ok.error());
+      }
       added.push_back(std::move(*job));
     }
   }
@@ -411,7 +416,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     base = published_.next_step;
     scenario = BuildScenario(published_, frame());
     for (size_t k = 0; k < cancelled.size(); ++k) {
-      const JobRecord* record = published_.FindJob(cancelled[k]);
+      const JobRecord* record = published_.FindJob(ResolveJobId(who, cancelled[k]));
       if (record == nullptr || !CanSee(who, *record) || !record->active()) {
         return ApiFail(400, IndexPath("cancel", k),
                        "no pending or running job \"" + cancelled[k] + "\"");
@@ -431,23 +436,28 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
       }
     }
   }
-  const std::set<std::string> cancel_set(cancelled.begin(), cancelled.end());
+  std::set<std::string> cancel_set;
+  for (const std::string& id : cancelled) cancel_set.insert(ResolveJobId(who, id));
   std::erase_if(scenario.jobs, [&](const Job& job) { return cancel_set.count(job.id) > 0; });
   std::unordered_set<std::string> ids;
   for (const Job& job : scenario.jobs) ids.insert(job.id);
   for (const Service& s : scenario.services) ids.insert(s.id);
   std::vector<std::string> added_ids;
+  // The added jobs are the caller's: their ids are in its namespace, and only its own jobs can
+  // already hold one.
   for (size_t k = 0; k < added.size(); ++k) {
     Job job = added[k].job;
     if (added[k].id_given) {
+      const std::string local = job.id;
+      job.id = QualifiedJobId(who.name, local);
       if (ids.count(job.id)) {
         return ApiFail(400, IndexPath("jobs", k) + ".id",
-                       "a job or service \"" + job.id + "\" already exists");
+                       "you already have a job with id \"" + local + "\"");
       }
     } else {
       int n = static_cast<int>(k) + 1;
       do {
-        job.id = "what-if-" + std::to_string(n++);
+        job.id = QualifiedJobId(who.name, "what-if-" + std::to_string(n++));
       } while (ids.count(job.id));
     }
     job.arrival_step = 0;
@@ -467,6 +477,12 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     return ApiFail(400, ok.error().field,
                    "the hypothetical cluster admits no legal plan: " + ok.error().message);
   }
+  // Planning priorities as the state has them now; an added job counts as submitted now.
+  Scenario planned;
+  {
+    std::shared_lock lock(state_mutex_);
+    planned = PlanningScenario(scenario, published_, frame());
+  }
   // The limit is the answer's: reading the request so far, and checking, measuring and
   // explaining the plan after, come out of it.
   const double spent_s =
@@ -474,7 +490,7 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   popts.time_limit_s =
       std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
-                              scenario, popts);
+                              planned, popts, &scenario);
   if (!checked) return ApiFail(500, "", checked.error().ToString());
   const std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
   // Stopped: the plan is legal but explaining it would hold the shutdown up.
@@ -484,12 +500,11 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   }
   whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   const Plan& plan = checked->plan;
-  const std::vector<JobExplanation> explanations = policy::ExplainPlan(scenario, plan);
+  const std::vector<JobExplanation> explanations = ExplainInBasePriorities(planned, scenario, plan);
   std::unordered_map<std::string, const JobExplanation*> why;
   for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
   std::shared_lock lock(state_mutex_);
-  Redactor redact(who, published_);
-  for (const std::string& id : added_ids) redact.AddOwn(id);
+  Redactor redact(who);
   Json jobs = Json::array();
   std::unordered_map<std::string, const JobPlacement*> placements;
   for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
@@ -545,7 +560,7 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   const Cluster& cluster = config_.base.cluster;
   const int gpus = cluster.total_gpus();
   const int horizon = config_.base.horizon_steps;
-  const Redactor redact(who, s);
+  const Redactor redact(who);
   auto visible = [&](const std::string& id) { return redact.Visible(id); };
   Json out;
   out["viewer"] = {{"name", who.name}, {"admin", who.admin}};

@@ -27,8 +27,40 @@ std::string PlanProblem(const Scenario& scenario, const Plan& plan) {
          (violations.size() > 1 ? " (and " + std::to_string(violations.size() - 1) + " more)" : "");
 }
 
+void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report) {
+  const double solve_ms = checked.plan.metrics.solve_ms;
+  auto solver = checked.plan.metrics.solver;
+  checked.planning_objective = ComputeMetrics(planned, checked.plan).objective;
+  checked.plan.metrics = &planned == &report ? ComputeMetrics(planned, checked.plan)
+                                             : ComputeMetrics(report, checked.plan);
+  checked.plan.metrics.solve_ms = solve_ms;
+  checked.plan.metrics.solver = solver;
+}
+
+std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
+                                                    const Plan& plan) {
+  std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan);
+  if (&planned == &report) return out;
+  std::unordered_map<std::string_view, double> base;
+  for (const Job& job : report.jobs) base.emplace(job.id, job.priority);
+  for (JobExplanation& e : out) {
+    for (WaitSpan& span : e.spans) {
+      for (WaitHolder& holder : span.holders) {
+        if (holder.service) continue;
+        if (auto it = base.find(holder.id); it != base.end()) holder.priority = it->second;
+      }
+    }
+    if (!e.spans.empty()) {
+      e.message = policy::ExplanationMessage(e, plan.policy, policy::NameEveryHolder);
+    }
+  }
+  return out;
+}
+
 Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_view mode,
-                                 const Scenario& scenario, const PolicyOptions& options) {
+                                 const Scenario& scenario, const PolicyOptions& options,
+                                 const Scenario* report) {
+  const Scenario& reported = report != nullptr ? *report : scenario;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -40,11 +72,7 @@ Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_v
     if (out.problem.empty()) {
       out.plan = std::move(*plan);
       out.mode = std::string(mode);
-      const double solve_ms = out.plan.metrics.solve_ms;
-      auto solver = out.plan.metrics.solver;
-      out.plan.metrics = ComputeMetrics(scenario, out.plan);
-      out.plan.metrics.solve_ms = solve_ms;
-      out.plan.metrics.solver = solver;
+      MeasurePlan(out, scenario, reported);
       out.solve_s = elapsed();
       return out;
     }
@@ -65,7 +93,7 @@ Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_v
                       out.problem + "; the fallback's plan is illegal too: " + problem});
   }
   out.plan = std::move(*safe);
-  out.plan.metrics = ComputeMetrics(scenario, out.plan);
+  MeasurePlan(out, scenario, reported);
   out.mode = std::string(kModeFallback);
   out.solve_s = elapsed();
   out.plan.metrics.solve_ms = out.solve_s * 1000;
@@ -96,19 +124,22 @@ std::optional<Cut> FindCut(const CheckedPlan& checked, const PolicyOptions& opti
   return std::nullopt;
 }
 
-bool IsBetter(const Plan& candidate, const Plan& incumbent) {
-  const double a = candidate.metrics.objective;
-  const double b = incumbent.metrics.objective;
+bool IsBetter(double candidate_objective, double incumbent_objective) {
+  const double a = candidate_objective;
+  const double b = incumbent_objective;
   return a > b + 1e-9 * std::max(1.0, std::abs(b));
 }
 
 AdoptedPlan::AdoptedPlan(uint64_t version, int64_t base_step,
-                         std::shared_ptr<const Scenario> scenario, CheckedPlan checked,
+                         std::shared_ptr<const Scenario> scenario,
+                         std::shared_ptr<const Scenario> planned, CheckedPlan checked,
                          double created_unix)
     : version_(version),
       base_step_(base_step),
       scenario_(std::move(scenario)),
+      planned_(planned != nullptr ? std::move(planned) : scenario_),
       plan_(std::move(checked.plan)),
+      planning_objective_(checked.planning_objective),
       mode_(std::move(checked.mode)),
       solve_s_(checked.solve_s),
       created_unix_(created_unix) {
@@ -123,7 +154,7 @@ const JobPlacement* AdoptedPlan::FindJob(std::string_view id) const {
 
 const std::vector<JobExplanation>& AdoptedPlan::Explanations() const {
   std::call_once(explained_, [this] {
-    explanations_ = policy::ExplainPlan(*scenario_, plan_);
+    explanations_ = ExplainInBasePriorities(*planned_, *scenario_, plan_);
     for (size_t k = 0; k < explanations_.size(); ++k) {
       explain_index_.emplace(explanations_[k].id, k);
     }

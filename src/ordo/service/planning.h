@@ -25,18 +25,32 @@ inline constexpr std::string_view kModeFull = "full";
 inline constexpr std::string_view kModeFallback = "fallback";
 
 struct CheckedPlan {
-  Plan plan;
+  Plan plan;  // metrics measured on the reported (base-priority) scenario
+  /// The objective on the scenario the planner was given (planning priorities): what planners
+  /// of the same state are compared by.
+  double planning_objective = 0;
   std::string mode;     // kModeFast / kModeFull / kModeFallback
   double solve_s = 0;   // wall time of the policy (and of the fallback, when used)
   std::string problem;  // why the fallback was used, empty otherwise
 };
 
-/// Solves `scenario` with `policy`, checks the plan (CheckPlan) and computes its metrics. When the
-/// policy fails or its plan breaks a rule, solves with `fallback` instead (when given) and says why
-/// in `problem`. An error only when no legal plan came out.
+/// Solves `scenario` with `policy`, checks the plan (CheckPlan) and computes its metrics on
+/// `report` (the same scenario in base priorities, when `scenario` has planning priorities; null:
+/// `scenario` itself). When the policy fails or its plan breaks a rule, solves with `fallback`
+/// instead (when given) and says why in `problem`. An error only when no legal plan came out.
 [[nodiscard]] Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback,
                                                std::string_view mode, const Scenario& scenario,
-                                               const PolicyOptions& options);
+                                               const PolicyOptions& options,
+                                               const Scenario* report = nullptr);
+
+/// Fills `checked`'s metrics on `report` and its planning objective on `planned` (the scenario
+/// the plan was made for), keeping the planner's own solve time and solver figures.
+void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report);
+
+/// The explanations of `plan`, made for `planned` (planning priorities, which the planner acted
+/// on), with every holder's priority its base one from `report`.
+std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
+                                                    const Plan& plan);
 
 /// Runs a policy; anything it throws becomes an Error (it should not throw, but the service must
 /// survive if it does).
@@ -59,14 +73,16 @@ std::optional<Cut> FindCut(const CheckedPlan& checked, const PolicyOptions& opti
 std::string PlanProblem(const Scenario& scenario, const Plan& plan);
 
 /// True when `candidate` is better than `incumbent` by more than rounding: a higher objective.
-bool IsBetter(const Plan& candidate, const Plan& incumbent);
+bool IsBetter(double candidate_objective, double incumbent_objective);
 
 /// A plan the service adopted: what it was made from, and the explanations, computed once on first
 /// use (they cost more than the plan itself on big queues). Immutable once shared.
 class AdoptedPlan {
  public:
+  /// `scenario`: the state's scenario in base priorities; `planned`: the one the planner was
+  /// given (planning priorities), which the explanations are made for.
   AdoptedPlan(uint64_t version, int64_t base_step, std::shared_ptr<const Scenario> scenario,
-              CheckedPlan checked, double created_unix);
+              std::shared_ptr<const Scenario> planned, CheckedPlan checked, double created_unix);
 
   uint64_t version() const { return version_; }
   int64_t base_step() const { return base_step_; }
@@ -75,6 +91,7 @@ class AdoptedPlan {
   const std::string& mode() const { return mode_; }
   double solve_s() const { return solve_s_; }
   double created_unix() const { return created_unix_; }
+  double planning_objective() const { return planning_objective_; }
 
   /// The job's placement, or null when the plan does not know the job.
   const JobPlacement* FindJob(std::string_view id) const;
@@ -87,7 +104,9 @@ class AdoptedPlan {
   uint64_t version_;
   int64_t base_step_;
   std::shared_ptr<const Scenario> scenario_;
+  std::shared_ptr<const Scenario> planned_;
   Plan plan_;
+  double planning_objective_;
   std::string mode_;
   double solve_s_;
   double created_unix_;

@@ -6,9 +6,14 @@ namespace ordo::service {
 
 bool Redactor::Visible(std::string_view id) const {
   if (who_.admin) return true;
-  if (own_extra_.count(std::string(id)) > 0) return true;
-  const JobRecord* record = state_->FindJob(id);
-  return record == nullptr || record->tenant == who_.name;
+  const std::string_view tenant = JobIdTenant(id);
+  return tenant.empty() || tenant == who_.name;
+}
+
+std::string Redactor::Shown(std::string_view id) const {
+  if (who_.admin) return std::string(id);
+  if (!Visible(id)) return {};
+  return std::string(LocalJobId(id));
 }
 
 JobExplanation Redactor::Explanation(const JobExplanation& explanation, std::string_view policy,
@@ -16,7 +21,8 @@ JobExplanation Redactor::Explanation(const JobExplanation& explanation, std::str
   JobExplanation out = explanation;
   const int base = static_cast<int>(base_step);
   if (out.planned_start) *out.planned_start += base;
-  if (!out.blocking_id.empty() && !Visible(out.blocking_id)) out.blocking_id.clear();
+  out.id = Shown(out.id);
+  if (!out.blocking_id.empty()) out.blocking_id = Shown(out.blocking_id);
   for (WaitSpan& span : out.spans) {
     span.from_step += base;
     span.to_step += base;
@@ -27,9 +33,9 @@ JobExplanation Redactor::Explanation(const JobExplanation& explanation, std::str
       } else if (holder.service) {
         holder.step += base;
       }
-      if (!holder.service && !Visible(holder.id)) {
-        holder.id.clear();
-        holder.priority = 0;
+      if (!holder.service) {
+        if (!Visible(holder.id)) holder.priority = 0;
+        holder.id = Shown(holder.id);
       }
     }
   }
@@ -54,9 +60,13 @@ void Redactor::Scrub(nlohmann::json& view) const {
   if (view.is_object()) {
     for (auto it = view.begin(); it != view.end(); ++it) {
       // Only fields that carry ids: a job named "pending" must not blank every state field.
-      if ((it.key() == "id" || it.key() == "blocking_id") && it->is_string() &&
-          !Visible(it->get_ref<const std::string&>())) {
-        *it = nullptr;
+      if ((it.key() == "id" || it.key() == "blocking_id") && it->is_string()) {
+        const std::string& id = it->get_ref<const std::string&>();
+        if (Visible(id)) {
+          *it = Shown(id);
+        } else {
+          *it = nullptr;
+        }
       } else {
         Scrub(*it);
       }

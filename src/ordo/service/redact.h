@@ -5,7 +5,13 @@
 // reader, in absolute steps. Scrub() is the last pass over a finished view: any `id` or
 // `blocking_id` naming another tenant's job becomes null, whatever view put it there.
 //
-//   Redactor redact(who, state);                 // under the state's shared lock
+// Job ids are per tenant (state.h): views are built from qualified ids (`tenant/id`), and this is
+// the one place that turns them into what the reader sees — a tenant its own ids as it submitted
+// them, the admin the qualified ids. Whose job an id names is read from the id itself, so a job
+// the state no longer holds (a what-if's) is judged the same way.
+//
+//   Redactor redact(who);
+//   JobExplanation e = redact.Explanation(*why, plan.policy, plan_base_step);
 //   JobExplanation e = redact.Explanation(*why, plan.policy, plan_base_step);
 //   redact.Scrub(view);                          // before the view leaves the engine
 #pragma once
@@ -15,7 +21,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <utility>
 
 #include "ordo/core/plan.h"
 #include "ordo/service/config.h"
@@ -28,29 +34,29 @@ inline constexpr std::string_view kHiddenJob = "another tenant's job";
 
 class Redactor {
  public:
-  /// `state` must outlive the redactor (readers hold the state's shared lock meanwhile).
-  Redactor(const Principal& who, const State& state) : who_(who), state_(&state) {}
+  explicit Redactor(Principal who) : who_(std::move(who)) {}
 
-  /// Ids the reader owns that the state does not know (a what-if's added jobs).
-  void AddOwn(const std::string& id) { own_extra_.insert(id); }
-
-  /// True unless `id` names a job of another tenant (services and unknown ids are visible).
+  /// True unless `id` (qualified) names a job of another tenant; ids without a tenant (services')
+  /// are visible.
   [[nodiscard]] bool Visible(std::string_view id) const;
 
+  /// `id` as the reader sees it: the admin the qualified id, a tenant its own job's id as
+  /// submitted, a service's id as it is; empty for another tenant's job.
+  [[nodiscard]] std::string Shown(std::string_view id) const;
+
   /// The explanation as this reader may see it, with every step shifted by `base_step` (a plan's
-  /// step 0 is absolute step `base_step`): hidden holders lose their id and priority, a hidden
-  /// blocking_id is cleared, and the message is rendered again from the result.
+  /// step 0 is absolute step `base_step`): every id is as Shown() gives it, hidden holders lose
+  /// their id and priority, a hidden blocking_id is cleared, and the message is rendered again
+  /// from the result.
   [[nodiscard]] JobExplanation Explanation(const JobExplanation& explanation,
                                            std::string_view policy, int64_t base_step) const;
 
   /// The last pass over a finished view: every `id` or `blocking_id` field that names another
-  /// tenant's job becomes null.
+  /// tenant's job becomes null, every other one becomes Shown()'s.
   void Scrub(nlohmann::json& view) const;
 
  private:
   Principal who_;
-  const State* state_;
-  std::unordered_set<std::string> own_extra_;
 };
 
 }  // namespace ordo::service

@@ -34,6 +34,24 @@ std::optional<JobState> ParseJobState(std::string_view name) {
   return std::nullopt;
 }
 
+std::string QualifiedJobId(std::string_view tenant, std::string_view id) {
+  std::string out;
+  out.reserve(tenant.size() + 1 + id.size());
+  out.append(tenant).push_back(kTenantSeparator);
+  out.append(id);
+  return out;
+}
+
+std::string_view JobIdTenant(std::string_view qualified) {
+  const size_t cut = qualified.find(kTenantSeparator);
+  return cut == std::string_view::npos ? std::string_view() : qualified.substr(0, cut);
+}
+
+std::string_view LocalJobId(std::string_view qualified) {
+  const size_t cut = qualified.find(kTenantSeparator);
+  return cut == std::string_view::npos ? qualified : qualified.substr(cut + 1);
+}
+
 int ServiceRecord::DemandAt(int64_t step) const {
   if (traffic && forecaster && step >= forecast_base &&
       step - forecast_base < static_cast<int64_t>(forecast_demand.size())) {
@@ -77,6 +95,59 @@ void State::PutJob(JobRecord record) {
     active.erase(seq);
   }
   jobs[seq] = std::move(record);
+}
+
+int Tenancy::Index(std::string_view tenant) const {
+  for (size_t t = 0; t < names.size(); ++t) {
+    if (names[t] == tenant) return static_cast<int>(t);
+  }
+  return -1;
+}
+
+Scenario PlanningScenario(const Scenario& scenario, const State& state, const Frame& frame) {
+  Scenario out = scenario;
+  if (frame.tenancy == nullptr) return out;
+  const Tenancy& tenancy = *frame.tenancy;
+  const double step_hours = frame.step_seconds() / 3600.0;
+  // One factor per tenant: every job of a tenant shares it.
+  std::vector<double> fair_share(tenancy.names.size(), 1.0);
+  for (size_t t = 0; t < tenancy.names.size(); ++t) {
+    const double usage = state.usage ? state.usage->UsageFraction(static_cast<int>(t)) : 0;
+    fair_share[t] =
+        priority::FairShareFactor(usage, tenancy.shares[t], tenancy.options.fair_share);
+  }
+  for (Job& job : out.jobs) {
+    if (job.running) continue;
+    const JobRecord* record = state.FindJob(job.id);
+    const int64_t submitted = record != nullptr ? record->submitted_step : state.next_step;
+    const double waited_hours =
+        static_cast<double>(std::max<int64_t>(0, state.next_step - submitted)) * step_hours;
+    const int t = tenancy.Index(JobIdTenant(job.id));
+    double gpu_hours = 0;  // the job's smallest shape, for the size preference
+    for (const Shape& shape : job.shapes) {
+      const double h = shape.gpus * shape.duration_steps * step_hours;
+      gpu_hours = gpu_hours == 0 ? h : std::min(gpu_hours, h);
+    }
+    job.priority = priority::PlanningPriority(job.priority, waited_hours,
+                                              t < 0 ? 1.0 : fair_share[static_cast<size_t>(t)],
+                                              tenancy.options, gpu_hours);
+  }
+  return out;
+}
+
+void RecordUsage(State& state, const CommittedStep& step, const Frame& frame) {
+  if (frame.tenancy == nullptr) return;
+  const Tenancy& tenancy = *frame.tenancy;
+  if (!state.usage) {
+    state.usage.emplace(static_cast<int>(tenancy.names.size()),
+                        tenancy.options.fair_share.half_life_hours);
+  }
+  std::vector<double> used(tenancy.names.size(), 0);
+  for (const CommittedJob& job : step.jobs) {
+    const int t = tenancy.Index(JobIdTenant(job.id));
+    if (t >= 0) used[static_cast<size_t>(t)] += job.gpus;
+  }
+  state.usage->Add(frame.step_seconds() / 3600.0, used, frame.base->cluster.total_gpus());
 }
 
 double StepStartUnix(const State& state, const Frame& frame, int64_t step) {
@@ -131,8 +202,6 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
   step.step = now;
   step.policy = std::string(policy);
 
-  std::unordered_map<std::string_view, const Job*> scenario_jobs;
-  for (const Job& job : scenario.jobs) scenario_jobs.emplace(job.id, &job);
   long long batch_gpus = 0;
   for (const JobPlacement& placement : plan.jobs) {
     if (!placement.started() || *placement.start_step > 0 || placement.end_step() <= 0) continue;
@@ -149,8 +218,8 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
     }
     step.jobs.push_back(CommittedJob{record->job.id, record->first_gpu, record->shape.gpus});
     batch_gpus += record->shape.gpus;
-    const Job* job = scenario_jobs.count(placement.id) ? scenario_jobs[placement.id] : nullptr;
-    if (job != nullptr) step.value += job->priority * record->shape.gpus;
+    // The base priority: a planning priority only steers the planner (state.h, PlanningScenario).
+    step.value += record->job.priority * record->shape.gpus;
   }
 
   long long useful_service = 0;

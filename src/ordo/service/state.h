@@ -28,6 +28,7 @@
 #include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
 #include "ordo/forecast/demand_forecaster.h"
+#include "ordo/priority/planning_priority.h"
 
 namespace ordo::service {
 
@@ -36,10 +37,23 @@ enum class JobState : int { kPending = 0, kRunning = 1, kDone = 2, kCancelled = 
 std::string_view JobStateName(JobState state);  // "pending", "running", "done", "cancelled"
 std::optional<JobState> ParseJobState(std::string_view name);
 
+/// Job ids are per tenant: two tenants may both submit `shared-1`. Inside the service (state,
+/// store, scenarios, plans, committed steps) a job's id is qualified, `tenant/id`, so it is unique
+/// and says whose it is; tenant names and ids cannot contain '/', so the split is unambiguous.
+/// Service ids are never qualified (they hold no '/'). Only the redaction step (redact.h) turns a
+/// qualified id back into what a reader sees.
+inline constexpr char kTenantSeparator = '/';
+std::string QualifiedJobId(std::string_view tenant, std::string_view id);
+/// The tenant of a qualified job id; empty for an unqualified one (a service's).
+std::string_view JobIdTenant(std::string_view qualified);
+/// The id as its tenant submitted it; an unqualified id unchanged.
+std::string_view LocalJobId(std::string_view qualified);
+
 struct JobRecord {
   int64_t seq = 0;  // submission order (the store's row id)
   std::string tenant;
-  /// As submitted: id, kind, priority, shapes (durations resolved), requirement, features.
+  /// As submitted, with the id qualified (`tenant/id`): id, kind, priority, shapes (durations
+  /// resolved), requirement, features.
   /// `arrival_step` and `running` are unused here; BuildScenario fills them from the fields below.
   Job job;
   int64_t submitted_step = 0;  // absolute: the first step the job may start at
@@ -117,16 +131,21 @@ inline constexpr size_t kRecentSteps = 512;
 struct State {
   int64_t next_step = 0;
   double origin_unix = 0;  // wall time of step 0's start
-  int64_t next_generated_id = 1;
+  /// The next generated id (`job-N`) of each tenant; a tenant not listed starts at 1.
+  std::map<std::string, int64_t> next_generated_id;
   std::map<int64_t, JobRecord> jobs;                 // by seq
-  std::unordered_map<std::string, int64_t> job_seq;  // id -> seq
+  std::unordered_map<std::string, int64_t> job_seq;  // qualified id -> seq
   std::set<int64_t> active;                          // seqs of pending and running jobs
   std::vector<ServiceRecord> services;               // registration order
   std::deque<CommittedStep> recent;                  // the latest committed steps, oldest first
   double committed_value_total = 0;                  // sum of value over every committed step
+  /// Each tenant's recent use of the cluster (RecordUsage), for the fair-share factor; rebuilt from
+  /// the steps kept in memory on restart. Empty until the first step is recorded.
+  std::optional<priority::UsageLedger> usage;
   /// Incremented by every change; a plan records the version it was made from.
   uint64_t version = 0;
 
+  /// By qualified id (`tenant/id`).
   [[nodiscard]] const JobRecord* FindJob(std::string_view id) const;
   [[nodiscard]] JobRecord* FindJob(std::string_view id);
   [[nodiscard]] const ServiceRecord* FindService(std::string_view id) const;
@@ -135,9 +154,22 @@ struct State {
   void PutJob(JobRecord record);
 };
 
-/// The fixed part of every planning scenario: cluster, time grid, objective (from the config).
+/// What turns a waiting job's base priority into its planning priority (the config's tenants and
+/// `planning`; priority/planning_priority.h).
+struct Tenancy {
+  priority::PlanningOptions options;
+  std::vector<std::string> names;  // the usage ledger's index -> tenant name
+  std::vector<double> shares;      // the usage ledger's index -> share, a fraction of the cluster
+
+  /// The ledger index of `tenant`; -1 for a principal that is no tenant (the admin).
+  [[nodiscard]] int Index(std::string_view tenant) const;
+};
+
+/// The fixed part of every planning scenario: cluster, time grid, objective (from the config), and
+/// the tenancy planning priorities are made with.
 struct Frame {
   const Scenario* base = nullptr;
+  const Tenancy* tenancy = nullptr;
   double step_seconds() const { return base->step_minutes * 60.0; }
 };
 
@@ -151,9 +183,20 @@ double StepStartUnix(const State& state, const Frame& frame, int64_t step);
 /// holds what runs; used to catch up on steps the service was down for).
 Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts = true);
 
+/// The scenario a planner is given: `scenario` (BuildScenario's, from `state`) with each pending
+/// job's priority replaced by its planning priority — aged by the hours since its submission step
+/// and multiplied by its tenant's fair-share factor from state.usage. Running jobs keep their base
+/// priority; a job the state does not hold (a what-if's) counts as submitted now, in the tenant its
+/// qualified id names. Values and metrics are reported on `scenario`, in base priorities.
+Scenario PlanningScenario(const Scenario& scenario, const State& state, const Frame& frame);
+
+/// Adds what each tenant held at the committed `step` (its jobs' GPUs, one step long) to
+/// state.usage, creating the ledger on first use.
+void RecordUsage(State& state, const CommittedStep& step, const Frame& frame);
+
 /// Commits step 0 of `plan` (legal for `scenario`, which BuildScenario made from `state`): jobs
 /// planned to start at 0 become running, services keep the GPUs of step 0, the step is recorded
-/// with its figures; next_step advances and jobs that end there become done. Returns the step and
+/// with its figures (value in the jobs' base priorities, whatever `scenario` planned with); next_step advances and jobs that end there become done. Returns the step and
 /// fills `changed_jobs` with the seqs of the jobs whose record changed.
 CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& plan,
                          std::string_view policy, std::vector<int64_t>& changed_jobs);

@@ -96,6 +96,29 @@ INSTANTIATE_TEST_SUITE_P(
                   [](json& d) { d["cluster"]["node_groups"][0]["gpus_per_node"] = 3; },
                   "cluster.node_groups[0].gpus_per_node"},
         BadConfig{"no horizon", [](json& d) { d.erase("horizon_steps"); }, "horizon_steps"},
+        BadConfig{"negative share", [](json& d) { d["tenants"][0]["share"] = -1; },
+                  "tenants[0].share"},
+        BadConfig{"negative percent share", [](json& d) { d["tenants"][0]["share"] = "-5%"; },
+                  "tenants[0].share"},
+        BadConfig{"share that is no number", [](json& d) { d["tenants"][0]["share"] = "half"; },
+                  "tenants[0].share"},
+        BadConfig{"shares above the cluster",
+                  [](json& d) {
+                    d["tenants"][0]["share"] = 12;     // of 16 GPUs
+                    d["tenants"][1]["share"] = "30%";  // 4.8 more
+                  },
+                  "tenants[1].share"},
+        BadConfig{"max_priority of 0", [](json& d) { d["tenants"][0]["max_priority"] = 0; },
+                  "tenants[0].max_priority"},
+        BadConfig{"max_priority above 10", [](json& d) { d["tenants"][1]["max_priority"] = 11; },
+                  "tenants[1].max_priority"},
+        BadConfig{"aging cap below 1", [](json& d) { d["planning"]["aging"]["cap"] = 0.5; },
+                  "planning.aging.cap"},
+        BadConfig{"negative aging rate",
+                  [](json& d) { d["planning"]["aging"]["rate_per_hour"] = -1; },
+                  "planning.aging.rate_per_hour"},
+        BadConfig{"unknown planning field", [](json& d) { d["planning"]["speed"] = 1; },
+                  "planning.speed"},
         BadConfig{"bad objective",
                   [](json& d) {
                     d["objective"] = {{"time_decay", 2}};
@@ -108,6 +131,35 @@ INSTANTIATE_TEST_SUITE_P(
       }
       return name;
     });
+
+TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
+  json doc = ConfigJson();  // 16 GPUs
+  doc["tenants"][0]["share"] = "25%";
+  doc["tenants"][0]["max_priority"] = 8;
+  doc["tenants"][1]["share"] = 12;  // together exactly the cluster: allowed
+  doc["planning"] = {{"aging", {{"rate_per_hour", 0.5}, {"cap", 3}}},
+                     {"fair_share", {{"half_life_hours", 12}}}};
+  auto config = Parse(doc);
+  ASSERT_TRUE(config) << config.error().ToString();
+  const Tenant& a = config->tenants[0];
+  EXPECT_TRUE(a.share_is_percent);
+  EXPECT_DOUBLE_EQ(a.ShareFraction(16), 0.25);
+  EXPECT_EQ(a.max_priority, 8);
+  EXPECT_DOUBLE_EQ(config->tenants[1].ShareFraction(16), 0.75);
+  EXPECT_FALSE(config->tenants[1].max_priority);
+  EXPECT_EQ(config->planning.aging.rate_per_hour, 0.5);
+  EXPECT_EQ(config->planning.aging.cap, 3);
+  EXPECT_EQ(config->planning.fair_share.half_life_hours, 12);
+  // What is not given keeps the service's defaults.
+  EXPECT_EQ(config->planning.fair_share.weight, ServicePlanningDefaults().fair_share.weight);
+  EXPECT_EQ(config->planning.size_exponent, 0);
+  // Without `planning`, the defaults: aging and fair share on.
+  auto plain = Parse(ConfigJson());
+  ASSERT_TRUE(plain);
+  EXPECT_GT(plain->planning.aging.rate_per_hour, 0);
+  EXPECT_EQ(plain->FindTenant("b"), &plain->tenants[1]);
+  EXPECT_EQ(plain->FindTenant("admin"), nullptr);
+}
 
 TEST(ServiceConfig, SafeIds) {
   EXPECT_TRUE(IsSafeId("train-a_1.v2:x", 128));

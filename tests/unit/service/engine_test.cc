@@ -98,12 +98,14 @@ TEST(Engine, SubmitPlanGetCancel) {
   // Another tenant: not found, for reading and for cancelling.
   EXPECT_EQ(engine->GetJob(kB, "a1").error().status, 404);
   EXPECT_EQ(engine->CancelJob(kB, "a1").error().status, 404);
-  // The admin sees it.
-  EXPECT_EQ((*engine->GetJob(kAdminPrincipal, "a1"))["tenant"], "a");
+  // The admin sees it under its qualified id.
+  EXPECT_EQ((*engine->GetJob(kAdminPrincipal, "a/a1"))["tenant"], "a");
+  EXPECT_EQ((*engine->GetJob(kAdminPrincipal, "a/a1"))["id"], "a/a1");
+  EXPECT_EQ(engine->GetJob(kAdminPrincipal, "a1").error().status, 404);  // the admin's own: none
   ASSERT_TRUE(engine->CancelJob(kA, "a1"));
   EXPECT_EQ((*engine->GetJob(kA, "a1"))["state"], "cancelled");
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
-  EXPECT_EQ(engine->CurrentPlan()->FindJob("a1"), nullptr);
+  EXPECT_EQ(engine->CurrentPlan()->FindJob("a/a1"), nullptr);
 }
 
 TEST(Engine, QueueLimitIs429AndDuplicatesAre409) {
@@ -113,8 +115,9 @@ TEST(Engine, QueueLimitIs429AndDuplicatesAre409) {
   auto engine = OpenEngine(testing::Config(), options);
   ASSERT_TRUE(engine);
   ASSERT_TRUE(engine->SubmitJob(kA, JobBody("x", 1, 1)));
-  EXPECT_EQ(engine->SubmitJob(kB, JobBody("x", 1, 1)).error().status, 409);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("", 1, 1)));
+  EXPECT_EQ(engine->SubmitJob(kA, JobBody("x", 1, 1)).error().status, 409);
+  // Ids are per tenant: b's "x" is b's own.
+  ASSERT_TRUE(engine->SubmitJob(kB, JobBody("x", 1, 1)));
   EXPECT_EQ(engine->SubmitJob(kA, JobBody("z", 1, 1)).error().status, 429);
 }
 
@@ -243,7 +246,7 @@ TEST(Engine, CommittedStepsNeverBreakARuleUnderRandomTraffic) {
       const int duration = std::uniform_int_distribution<int>(1, 6)(rng);
       const double priority = std::uniform_int_distribution<int>(1, 9)(rng);
       ASSERT_TRUE(engine->SubmitJob(k % 2 ? kA : kB, JobBody(id, gpus, duration, priority)));
-      submitted.push_back(id);
+      submitted.push_back((k % 2 ? "a/" : "b/") + id);  // qualified: the admin cancels by it
     }
     if (!submitted.empty() && std::uniform_int_distribution<int>(0, 5)(rng) == 0) {
       const std::string& victim = submitted[rng() % submitted.size()];
@@ -286,7 +289,7 @@ TEST(Engine, RestartRestoresTheStateExactly) {
     for (int k = 0; k < 6; ++k)
       ASSERT_TRUE(engine->SubmitJob(k % 2 ? kA : kB, JobBody("", 4, 2 + k)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 3));
-    ASSERT_TRUE(engine->CancelJob(kAdminPrincipal, "job-6"));
+    ASSERT_TRUE(engine->CancelJob(kAdminPrincipal, "a/job-3"));
     ASSERT_TRUE(engine->SubmitJob(kA, JobBody("late", 2, 1)));
     before = engine->StateCopy();
     engine->Stop();
@@ -323,7 +326,8 @@ TEST(Engine, RestartRestoresTheStateExactly) {
   // Generated ids go on from where they were.
   auto next = engine->SubmitJob(kA, JobBody("", 1, 1));
   ASSERT_TRUE(next);
-  EXPECT_EQ((*next)["id"], "job-" + std::to_string(before.next_generated_id));
+  EXPECT_EQ((*next)["id"], "job-" + std::to_string(before.next_generated_id.at("a")));
+  EXPECT_EQ((*next)["id"], "job-4");
 }
 
 TEST(Engine, FullModeIsAdoptedOnlyWhenLegalAndBetter) {
@@ -421,8 +425,8 @@ TEST(Engine, WallClockCommitsEachStepAndCatchesUpWithoutNewStarts) {
   now = now + 3.5 * 3600;
   EXPECT_EQ(wait_for_step(4), 4);
   const State state = engine->StateCopy();
-  EXPECT_EQ(state.FindJob("waits")->state, JobState::kRunning);
-  EXPECT_EQ(state.FindJob("waits")->start_step, 3);
+  EXPECT_EQ(state.FindJob("a/waits")->state, JobState::kRunning);
+  EXPECT_EQ(state.FindJob("a/waits")->start_step, 3);
   ASSERT_GE(state.recent.size(), 4u);
   EXPECT_EQ(state.recent[1].policy, "hold");
   EXPECT_EQ(state.recent[2].policy, "hold");

@@ -146,10 +146,31 @@ TEST(Store, MigratesAnOldFileForwardKeepingItsData) {
   auto snap = (*latest)->Load();
   ASSERT_TRUE(snap);
   ASSERT_EQ(snap->jobs.size(), 1u);
-  EXPECT_EQ(snap->jobs[0].record.job.id, "old");
+  // Version 3 qualifies job ids with their tenant.
+  EXPECT_EQ(snap->jobs[0].record.job.id, "t/old");
+  EXPECT_EQ(snap->jobs[0].record.tenant, "t");
   ASSERT_TRUE((*latest)->Begin());
   EXPECT_TRUE((*latest)->InsertTraffic("s", {{1, 1}}));
   ASSERT_TRUE((*latest)->Commit());
+}
+
+TEST(Store, PerTenantGeneratedIdCountersRoundTrip) {
+  ScratchDir dir;
+  {
+    auto store = Store::Open(dir.db());
+    ASSERT_TRUE(store);
+    ASSERT_TRUE((*store)->Begin());
+    ASSERT_TRUE((*store)->InitClock(1e9, "c"));
+    ASSERT_TRUE((*store)->SetNextGeneratedId("a", 4));
+    ASSERT_TRUE((*store)->SetNextGeneratedId("b:team", 2));
+    ASSERT_TRUE((*store)->SetNextGeneratedId("a", 5));
+    ASSERT_TRUE((*store)->Commit());
+  }
+  auto store = Store::Open(dir.db());
+  ASSERT_TRUE(store);
+  auto snap = (*store)->Load();
+  ASSERT_TRUE(snap);
+  EXPECT_EQ(snap->next_generated_id, (std::map<std::string, int64_t>{{"a", 5}, {"b:team", 2}}));
 }
 
 TEST(Store, RefusesAFileFromANewerOrdo) {

@@ -10,6 +10,8 @@ namespace {
 
 using Json = nlohmann::json;
 
+constexpr std::string_view kNextGeneratedIdKey = "next_generated_id/";
+
 // Migration k (1-based) takes the schema from version k-1 to k. Append only: a migration that has
 // shipped is never edited, since files in the field were built by it.
 constexpr const char* kMigrations[] = {
@@ -50,6 +52,22 @@ CREATE TABLE traffic (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX jobs_by_tenant ON jobs (tenant, seq);
 PRAGMA user_version = 2;
+)sql",
+    // 3: job ids per tenant. A job's id becomes its qualified id `tenant/id` (state.h), in its row,
+    // its spec and every committed step that names it; the global counter of generated ids
+    // (`job-N`) is dropped, and each tenant counts its own from 1 (a generated id that is taken is
+    // skipped).
+    R"sql(
+UPDATE steps SET body = json_set(body, '$.jobs', json((
+  SELECT json_group_array(json_array(
+           COALESCE((SELECT tenant FROM jobs WHERE jobs.id = json_extract(e.value, '$[0]')),
+                    'unknown') || '/' || json_extract(e.value, '$[0]'),
+           json_extract(e.value, '$[1]'),
+           json_extract(e.value, '$[2]')))
+  FROM json_each(steps.body, '$.jobs') AS e)));
+UPDATE jobs SET spec = json_set(spec, '$.id', tenant || '/' || id), id = tenant || '/' || id;
+DELETE FROM meta WHERE key = 'next_generated_id';
+PRAGMA user_version = 3;
 )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
@@ -315,12 +333,11 @@ Result<void> Store::SetClock(int64_t next_step, double committed_value_total) {
 Result<void> Store::InitClock(double origin_unix, std::string_view cluster_fingerprint) {
   if (auto ok = SetMeta("origin_unix", DoubleText(origin_unix)); !ok) return ok;
   if (auto ok = SetMeta("cluster", cluster_fingerprint); !ok) return ok;
-  if (auto ok = SetMeta("next_generated_id", "1"); !ok) return ok;
   return SetClock(0, 0);
 }
 
-Result<void> Store::SetNextGeneratedId(int64_t next) {
-  return SetMeta("next_generated_id", std::to_string(next));
+Result<void> Store::SetNextGeneratedId(std::string_view tenant, int64_t next) {
+  return SetMeta(std::string(kNextGeneratedIdKey) + std::string(tenant), std::to_string(next));
 }
 
 Result<Snapshot> Store::Load() {
@@ -343,10 +360,10 @@ Result<Snapshot> Store::Load() {
         auto v = ToDouble(value, key);
         if (!v) return Fail(v.error());
         snap.origin_unix = *v;
-      } else if (key == "next_generated_id") {
+      } else if (key.rfind(kNextGeneratedIdKey, 0) == 0) {
         auto v = ToInt64(value, key);
         if (!v) return Fail(v.error());
-        snap.next_generated_id = *v;
+        snap.next_generated_id[key.substr(kNextGeneratedIdKey.size())] = *v;
       } else if (key == "committed_value_total") {
         auto v = ToDouble(value, key);
         if (!v) return Fail(v.error());

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,7 +26,7 @@
 namespace ordo::service::store {
 
 /// The schema version this build writes. Migrations 1..kSchemaVersion are in store.cc.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 /// What the store holds, as read at start-up. Job and service specs are JSON text (codec.h reads
 /// them with the config's cluster).
@@ -44,7 +45,7 @@ struct Snapshot {
   bool fresh = true;  // no clock stored yet: a new database
   int64_t next_step = 0;
   double origin_unix = 0;
-  int64_t next_generated_id = 1;
+  std::map<std::string, int64_t> next_generated_id;  // by tenant
   double committed_value_total = 0;
   std::string cluster_fingerprint;
   std::vector<StoredJob> jobs;          // by seq
@@ -84,7 +85,8 @@ class Store {
   [[nodiscard]] Result<void> InsertStep(const CommittedStep& step);
   [[nodiscard]] Result<void> SetClock(int64_t next_step, double committed_value_total);
   [[nodiscard]] Result<void> InitClock(double origin_unix, std::string_view cluster_fingerprint);
-  [[nodiscard]] Result<void> SetNextGeneratedId(int64_t next);
+  /// The next generated id of `tenant` (meta key `next_generated_id/<tenant>`).
+  [[nodiscard]] Result<void> SetNextGeneratedId(std::string_view tenant, int64_t next);
 
   /// Committed steps in [from, to), oldest first, at most `limit`. Thread-safe.
   [[nodiscard]] Result<std::vector<CommittedStep>> ReadSteps(int64_t from, int64_t to,

@@ -159,9 +159,10 @@ TEST_F(ServeTest, TenantsSeeOnlyTheirOwnJobs) {
   };
   EXPECT_EQ(ids(kTokenB, "/v1/jobs", "jobs"), std::set<std::string>{"b-job"});
   EXPECT_EQ(ids(kTokenA, "/v1/jobs", "jobs"), std::set<std::string>{"a-job"});
-  EXPECT_EQ(ids(kAdminToken, "/v1/jobs", "jobs"), (std::set<std::string>{"a-job", "b-job"}));
+  // The admin reads every job under its qualified id, `tenant/id`.
+  EXPECT_EQ(ids(kAdminToken, "/v1/jobs", "jobs"), (std::set<std::string>{"a/a-job", "b/b-job"}));
   EXPECT_EQ(ids(kTokenB, "/v1/plan", "jobs"), std::set<std::string>{"b-job"});
-  EXPECT_EQ(ids(kAdminToken, "/v1/plan", "jobs"), (std::set<std::string>{"a-job", "b-job"}));
+  EXPECT_EQ(ids(kAdminToken, "/v1/plan", "jobs"), (std::set<std::string>{"a/a-job", "b/b-job"}));
   // The dashboard shows another tenant's block without its id.
   Advance(1);
   Response dash = server_.Get("/v1/dashboard", kTokenB);
@@ -173,7 +174,7 @@ TEST_F(ServeTest, TenantsSeeOnlyTheirOwnJobs) {
   // The committed step and the history hide it too.
   EXPECT_EQ(server_.Get("/v1/plan/committed", kTokenB).body.find("a-job"), std::string::npos);
   EXPECT_EQ(server_.Get("/v1/plan/history", kTokenB).body.find("a-job"), std::string::npos);
-  EXPECT_NE(server_.Get("/v1/plan/history", kAdminToken).body.find("a-job"), std::string::npos);
+  EXPECT_NE(server_.Get("/v1/plan/history", kAdminToken).body.find("a/a-job"), std::string::npos);
   // A tenant cannot cancel another's job in a what-if either.
   Response what = server_.Post("/v1/whatif", kTokenB, json{{"cancel", {"a-job"}}}.dump());
   EXPECT_EQ(what.status, 400);

@@ -32,6 +32,7 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
   const int kill_after = std::uniform_int_distribution<int>(250, 650)(rng);
 
   std::mutex mutex;
+  // Ids are per tenant: every id here is qualified, `tenant/id`, as the admin lists them.
   std::vector<std::string> acknowledged;  // ids answered 201
   std::set<std::string> sent_with_id;     // ids the clients chose
   int sent_without_id = 0;                // submissions that let the service choose
@@ -41,6 +42,7 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
 
   auto client = [&](int c) {
     HttpConnection http = server.Connect();
+    const std::string tenant = c % 2 == 0 ? "a" : "b";
     const std::vector<std::pair<std::string, std::string>> headers = {
         {"Authorization", std::string("Bearer ") + (c % 2 == 0 ? kTokenA : kTokenB)}};
     for (int k = next++; k < kTotal; k = next++) {
@@ -54,7 +56,7 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
       {
         std::lock_guard lock(mutex);
         if (with_id) {
-          sent_with_id.insert(job["id"]);
+          sent_with_id.insert(tenant + "/" + job["id"].get<std::string>());
         } else {
           ++sent_without_id;
         }
@@ -68,7 +70,7 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
       if (result->status == 201) {
         const std::string id = json::parse(result->body)["id"];
         std::lock_guard lock(mutex);
-        acknowledged.push_back(id);
+        acknowledged.push_back(tenant + "/" + id);
         ++acks;
       } else {
         ADD_FAILURE() << "status " << result->status << ": " << result->body;
@@ -108,7 +110,9 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
   for (const auto& [id, n] : stored) EXPECT_EQ(n, 1) << id << " is stored " << n << " times";
   // ...and nothing no client sent (a job in flight at the kill may or may not be there).
   for (const auto& [id, n] : stored) {
-    EXPECT_TRUE(sent_with_id.count(id) || id.rfind("job-", 0) == 0) << "unexpected job " << id;
+    EXPECT_TRUE(sent_with_id.count(id) || id.rfind("a/job-", 0) == 0 ||
+                id.rfind("b/job-", 0) == 0)
+        << "unexpected job " << id;
   }
   EXPECT_LE(generated, sent_without_id);
   EXPECT_LE(static_cast<int>(stored.size()), attempted);
@@ -122,14 +126,15 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
                                     {"gpus", 1},
                                     {"duration_steps", 1}}
                                    .dump());
-  if (stored.count("burst-1")) {
+  if (stored.count("a/burst-1")) {
     EXPECT_EQ(retry.status, 409) << retry.body;
   }
   Response fresh = server.Post(
       "/v1/jobs", kTokenA,
       json{{"kind", "training"}, {"priority", 1}, {"gpus", 1}, {"duration_steps", 1}}.dump());
   ASSERT_EQ(fresh.status, 201) << fresh.body;
-  EXPECT_EQ(stored.count(fresh.json()["id"]), 0u) << "a generated id was reused";
+  EXPECT_EQ(stored.count("a/" + fresh.json()["id"].get<std::string>()), 0u)
+      << "a generated id was reused";
 }
 
 }  // namespace

@@ -89,9 +89,10 @@ TEST_F(TruthTest, AnotherTenantsJobIsNeverNamed) {
   EXPECT_EQ(probe.status, 404);
   EXPECT_EQ(probe.json()["error"]["message"], "no job \"secret-x\"") << probe.body;
 
-  json admin = Get("/v1/jobs/a-wait", kAdminToken);
-  EXPECT_EQ(admin["blocking_id"], "secret-x");
-  EXPECT_NE(admin["message"].get<std::string>().find("\"secret-x\" (priority 9"),
+  // The admin addresses and reads jobs by their qualified ids.
+  json admin = Get("/v1/jobs/a/a-wait", kAdminToken);
+  EXPECT_EQ(admin["blocking_id"], "b/secret-x");
+  EXPECT_NE(admin["message"].get<std::string>().find("\"b/secret-x\" (priority 9"),
             std::string::npos);
 }
 

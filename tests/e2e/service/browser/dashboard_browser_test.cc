@@ -103,8 +103,10 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   std::ofstream(dir / "dashboard-admin.html") << dom;
   ASSERT_NE(dom.find("data-ready=\"1\""), std::string::npos)
       << "the page did not render its data; chromium log in " << (dir / "chromium.log");
+  // The admin's page names each job by its qualified id, `tenant/id`.
   for (const std::string& id : ids) {
-    EXPECT_NE(dom.find("data-job-id=\"" + id + "\""), std::string::npos)
+    const std::string qualified = (id.rfind("vision-", 0) == 0 ? "a/" : "b/") + id;
+    EXPECT_NE(dom.find("data-job-id=\"" + qualified + "\""), std::string::npos)
         << "job " << id << " is not in the page";
   }
   EXPECT_NE(dom.find("data-service-id=\"chat\""), std::string::npos);
