@@ -1,5 +1,6 @@
 // `ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--effort N] [--explain]`: the plan
 // on stdout.
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -27,6 +28,10 @@ const char* const kPlanUsage =
     "                        and print the explanations, one line per job, to stderr\n"
     "Exit: 0 plan written; 1 the policy failed or broke a rule (a bug, reported on stderr);\n"
     "2 bad arguments or an unreadable or invalid scenario.\n";
+
+// Seconds per GPU-step that checking and writing a plan take (generous: an optimised build on a
+// loaded machine).
+constexpr double kCheckAndWriteSecondsPerGpuStep = 4e-8;
 
 int RunPlan(int argc, char** argv) {
   static constexpr OptionSpec kOptions[] = {
@@ -64,6 +69,12 @@ int RunPlan(int argc, char** argv) {
   Result<Scenario> scenario = LoadScenario(path);
   if (!scenario) return FileError(path, scenario.error());
 
+  // The limit is the command's: checking and writing the plan after the policy come out of it
+  // (they are linear in the GPU-steps and cannot stop early).
+  const double gpu_steps =
+      static_cast<double>(scenario->cluster.total_gpus()) * scenario->horizon_steps;
+  options.time_limit_s -=
+      std::min(0.5 * options.time_limit_s, kCheckAndWriteSecondsPerGpuStep * gpu_steps);
   Result<Plan> plan = (*policy)->Solve(*scenario, options);
   if (!plan) {
     std::cerr << "ordo: " << path << ": policy " << name << " failed: " << plan.error().ToString()
