@@ -231,8 +231,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
 
   // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
   // The greedy is microseconds on small inputs; a tenth of the time bounds it on huge ones.
-  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit, 0.1 * limit, config.promises,
-                                 search_deadline);
+  WarmStart warm =
+      MakeWarmStart(scenario, options, 0.25 * limit, 0.1 * limit, config.promises, search_deadline);
   local.warm_objective = warm.objective;
   local.warm_source = warm.source;
   const auto stopped = [&] { return options.stop != nullptr && options.stop->load(); };
