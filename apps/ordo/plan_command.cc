@@ -1,5 +1,6 @@
 // `ordo plan SCENARIO [--policy NAME] [--time-limit SECONDS] [--effort N] [--explain]`: the plan
 // on stdout.
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -35,6 +36,10 @@ const char* const kPlanUsage =
     "2 bad arguments or an unreadable or invalid scenario.\n";
 
 namespace {
+
+// Seconds per GPU-step that checking and writing a plan take (generous: an optimised build on a
+// loaded machine).
+constexpr double kCheckAndWriteSecondsPerGpuStep = 4e-8;
 
 // `ordo plan` without a SCENARIO is the service's client when a server is named anywhere (a
 // flag, ORDO_SERVER, the client config) and the file planner's options are not used.
@@ -98,6 +103,12 @@ int RunPlan(int argc, char** argv) {
   Result<Scenario> scenario = LoadScenario(path);
   if (!scenario) return FileError(path, scenario.error());
 
+  // The limit is the command's: checking and writing the plan after the policy come out of it
+  // (they are linear in the GPU-steps and cannot stop early).
+  const double gpu_steps =
+      static_cast<double>(scenario->cluster.total_gpus()) * scenario->horizon_steps;
+  options.time_limit_s -=
+      std::min(0.5 * options.time_limit_s, kCheckAndWriteSecondsPerGpuStep * gpu_steps);
   Result<Plan> plan = (*policy)->Solve(*scenario, options);
   if (!plan) {
     std::cerr << "ordo: " << path << ": policy " << name << " failed: " << plan.error().ToString()

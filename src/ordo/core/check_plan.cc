@@ -48,7 +48,7 @@ class Checker {
   // Rule 1: a GPU serves at most one job or service at each step. Each colliding pair is reported
   // once, at its first collision.
   void Occupy(int gpu, int step, int32_t holder) {
-    int32_t& cell = owner_[static_cast<size_t>(step) * gpus_ + gpu];
+    int32_t& cell = owner_[static_cast<size_t>(gpu) * s_.horizon_steps + step];
     if (cell == kFree) {
       cell = holder;
       return;
@@ -218,8 +218,10 @@ class Checker {
   void Hold(int32_t holder, int first_gpu, int gpus, long long from, long long to) {
     const int lo = static_cast<int>(std::max<long long>(0, from));
     const int hi = static_cast<int>(std::min<long long>(s_.horizon_steps, to));
-    for (int t = lo; t < hi; ++t) {
-      for (int g = first_gpu; g < first_gpu + gpus; ++g) Occupy(g, t, holder);
+    // GPU by GPU: the owner grid is GPU-major, so a job's stay is a run of adjacent cells per GPU
+    // (step by step, a long job on few GPUs would touch a new page at every step).
+    for (int g = first_gpu; g < first_gpu + gpus; ++g) {
+      for (int t = lo; t < hi; ++t) Occupy(g, t, holder);
     }
   }
 
@@ -305,7 +307,7 @@ class Checker {
   const Scenario& s_;
   const Plan& plan_;
   const int gpus_;
-  std::vector<int32_t> owner_;  // [step * G + gpu] -> holder, or kFree
+  std::vector<int32_t> owner_;  // [gpu * T + step] -> holder, or kFree
   std::set<std::pair<int32_t, int32_t>> reported_pairs_;
   std::vector<Violation> violations_;
 };

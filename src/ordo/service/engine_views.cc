@@ -28,6 +28,8 @@ constexpr size_t kMaxListLimit = 10'000;
 constexpr size_t kMaxWhatIfJobs = 10'000;
 // Share of a what-if's time limit (at most a second) kept for checking and explaining its plan.
 constexpr double kWhatIfFinishShare = 0.2;
+// Share of that which is kept for writing the answer after the explanations.
+constexpr double kWhatIfAnswerShare = 0.5;
 constexpr int kMaxHistorySteps = 10'000;
 
 // A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
@@ -492,15 +494,39 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
                               planned, popts, &scenario);
   if (!checked) return ApiFail(500, "", checked.error().ToString());
-  const std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
+  std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
   // Stopped: the plan is legal but explaining it would hold the shutdown up.
   if (cut && cut->reason == "stopping") {
     whatifs_.Inc(Labels({{"cut", cut->reason}}));
     return ApiFail(503, "", "the service is shutting down: " + cut->message);
   }
-  whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   const Plan& plan = checked->plan;
-  const std::vector<JobExplanation> explanations = ExplainInBasePriorities(planned, scenario, plan);
+  // Explaining 10,000 waiting jobs can take longer than planning them: past the limit, less the
+  // part kept for writing the answer, the jobs not yet explained are left out, and the cut says
+  // so.
+  const auto explain_deadline =
+      started +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
+          limit_s - kWhatIfAnswerShare * std::min(1.0, kWhatIfFinishShare * limit_s)));
+  const std::vector<JobExplanation> explanations =
+      ExplainInBasePriorities(planned, scenario, plan, explain_deadline);
+  size_t waiting = 0;
+  for (size_t j = 0; j < scenario.jobs.size() && j < plan.jobs.size(); ++j) {
+    const JobPlacement& p = plan.jobs[j];
+    if (!scenario.jobs[j].running && !(p.started() && *p.start_step == 0)) ++waiting;
+  }
+  const bool explained_all = explanations.size() >= waiting;
+  if (!explained_all) {
+    const std::string left_out = std::to_string(waiting - explanations.size()) + " of " +
+                                 std::to_string(waiting) + " waiting jobs";
+    if (cut) {
+      cut->message += "; the time limit also ended the explanations before " + left_out;
+    } else {
+      cut = Cut{"time_limit", "the time limit ended the explanations before " + left_out +
+                                  ": they have no reason"};
+    }
+  }
+  whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
   std::unordered_map<std::string, const JobExplanation*> why;
   for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
   std::shared_lock lock(state_mutex_);
@@ -520,7 +546,10 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
       view["gpus"] = p->gpus;
       view["duration_steps"] = p->duration_steps;
     }
-    if (auto it = why.find(id); it != why.end()) {
+    if (auto it = why.find(id); it == why.end() && p->start_step != 0 && !explained_all) {
+      // Waiting, but the time limit ended the explanations first: no reason rather than "none".
+      view.erase("reason");
+    } else if (it != why.end()) {
       const JobExplanation shown = redact.Explanation(*it->second, plan.policy, base);
       view["reason"] = std::string(io::WaitReasonName(shown.reason));
       view["message"] = shown.message;

@@ -38,8 +38,9 @@ void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& 
 }
 
 std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
-                                                    const Plan& plan) {
-  std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan);
+                                                    const Plan& plan,
+                                                    std::chrono::steady_clock::time_point deadline) {
+  std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan, deadline);
   if (&planned == &report) return out;
   std::unordered_map<std::string_view, double> base;
   for (const Job& job : report.jobs) base.emplace(job.id, job.priority);

@@ -3,6 +3,7 @@
 // priority-backfill baseline (also checked), so the step the service commits never breaks a rule.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -48,9 +49,11 @@ struct CheckedPlan {
 void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report);
 
 /// The explanations of `plan`, made for `planned` (planning priorities, which the planner acted
-/// on), with every holder's priority its base one from `report`.
-std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
-                                                    const Plan& plan);
+/// on), with every holder's priority its base one from `report`. Past `deadline` the jobs not yet
+/// explained are left out (policy::ExplainPlan).
+std::vector<JobExplanation> ExplainInBasePriorities(
+    const Scenario& planned, const Scenario& report, const Plan& plan,
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 /// Runs a policy; anything it throws becomes an Error (it should not throw, but the service must
 /// survive if it does).

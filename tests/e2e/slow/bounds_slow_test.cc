@@ -1,15 +1,13 @@
 // Planning bounded in time and memory at the largest sizes the limits allow, on the real binary
 // (label slow: make test-slow, on the release build). The criteria are peak memory (2 GB, several
-// times what is needed) and deadlines:
+// times what is needed) and deadlines of the time limit plus a second (issue #15):
 // - `ordo plan --policy ordo-full --time-limit 5` on a valid, contended 6,656-GPU x 10,080-step
-//   scenario ends with a legal plan, status "model_too_large", under 2 GB peak RSS;
+//   scenario ends within 6 s with a legal plan, status "model_too_large", under 2 GB peak RSS;
 // - a tenant's what-if of 10,000 jobs x 16 shapes with ordo-full and time_limit_s 10 is answered
-//   with the server under 2 GB, and says it was cut;
+//   within 11 s with the server under 2 GB, and says it was cut;
 // - SIGTERM during such a what-if stops `ordo serve` within seconds.
-// TODO(#15): the targets are the limit plus a second (6 s and 11 s). The plan's wall time is not
-// asserted yet: fast mode's first pass and the plan checks at 6,656 x 10,080 take longer than the
-// limit on a loaded two-core machine. The what-if's deadline asserted here is wider than 11 s for
-// the same reason (the issue's runs died with bad_alloc after 50 s, or ran for minutes).
+// The wall times hold on an optimised build with a core to itself; a machine loaded several
+// times over its cores stretches every step of the work and fails them.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -87,6 +85,8 @@ struct Measured {
   int exit_code = -1;
   double seconds = 0;
   double max_rss_bytes = 0;
+  double cpu_seconds =
+      0;  // user + system: beside the wall time, tells a slow run from a loaded one
 };
 
 /// Runs the binary with `args`, stdout to `out_path`, and measures its wall time and peak RSS
@@ -113,6 +113,8 @@ Measured RunMeasured(const std::vector<std::string>& args, const std::string& ou
   m.seconds = SecondsSince(started);
   m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   m.max_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024;
+  m.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
   return m;
 }
 
@@ -134,8 +136,9 @@ TEST(BoundsSlow, FullModeOnTheLargestScenarioEndsInItsLimitUnderTwoGigabytes) {
       {"plan", "--policy", "ordo-full", "--time-limit", "5", dir.File("huge.json")},
       dir.File("plan.json"));
   ASSERT_EQ(m.exit_code, 0);
-  // TODO(#15): the target is the limit plus a second; not asserted until it holds (see above).
   ::testing::Test::RecordProperty("wall_seconds", std::to_string(m.seconds));
+  ::testing::Test::RecordProperty("cpu_seconds", std::to_string(m.cpu_seconds));
+  EXPECT_LE(m.seconds, 5.0 + 1.0) << "CPU " << m.cpu_seconds << " s";
   EXPECT_LT(m.max_rss_bytes, kTwoGiB);
   auto plan = io::ReadPlanFile(dir.File("plan.json"));
   ASSERT_TRUE(plan.has_value()) << plan.error().ToString();
@@ -174,7 +177,8 @@ TEST(BoundsSlow, HugeFullWhatIfIsAnsweredInItsLimitUnderTwoGigabytes) {
   const e2e::Response r = server.Post("/v1/whatif", e2e::kTokenA, body);
   const double seconds = SecondsSince(started);
   ASSERT_EQ(r.status, 200) << r.body.substr(0, 500);
-  EXPECT_LE(seconds, 30.0);
+  ::testing::Test::RecordProperty("wall_seconds", std::to_string(seconds));
+  EXPECT_LE(seconds, 10.0 + 1.0);
   EXPECT_LT(PeakRss(server.pid()), kTwoGiB);
   EXPECT_EQ(r.json()["cut"], true);
   EXPECT_TRUE(r.json()["cut_reason"].contains("reason"));

@@ -59,6 +59,30 @@ TEST(EngineBounds, WhatIfThatFinishesIsNotCut) {
 }
 
 #if defined(ORDO_WITH_CBC)
+TEST(EngineBounds, WhatIfWhoseLimitEndsTheExplanationsSaysHowManyAndGivesNoReason) {
+  ScratchDir dir;
+  auto engine = OpenEngine(testing::Config(), Manual(dir));
+  ASSERT_TRUE(engine);
+  // With a microsecond, every job that waits is past the explanations' deadline (reading the
+  // request alone takes longer).
+  json jobs = json::array();
+  for (int k = 0; k < 6; ++k) jobs.push_back(Job(8, 4));
+  auto what = engine->WhatIf(kA, json{{"jobs", jobs}, {"policy", "fifo"}, {"time_limit_s", 1e-6}});
+  ASSERT_TRUE(what) << what.error().error.ToString();
+  EXPECT_EQ((*what)["cut"], true);
+  EXPECT_EQ((*what)["cut_reason"]["reason"], "time_limit");
+  EXPECT_NE((*what)["cut_reason"]["message"].get<std::string>().find("explanations"),
+            std::string::npos)
+      << what->dump();
+  int waiting = 0;
+  for (const json& job : (*what)["jobs"]) {
+    if (job["planned_start_step"] == (*what)["x-step"]) continue;
+    ++waiting;
+    EXPECT_FALSE(job.contains("reason")) << job.dump();
+  }
+  EXPECT_GT(waiting, 0) << what->dump();
+}
+
 TEST(EngineBounds, FullWhatIfOverTheMemoryBudgetIsCutAndSaysWhy) {
   ScratchDir dir;
   EngineOptions options = Manual(dir);

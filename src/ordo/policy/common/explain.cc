@@ -311,7 +311,8 @@ std::string ExplanationMessage(const JobExplanation& e, std::string_view policy,
   return out + planned;
 }
 
-std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan) {
+std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
+                                        std::chrono::steady_clock::time_point deadline) {
   const int horizon = s.horizon_steps;
   const int jobs = static_cast<int>(s.jobs.size());
   const QueueKind kind = KindOf(plan.policy);
@@ -366,10 +367,13 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan) {
   }
 
   std::vector<JobExplanation> out;
+  const bool bounded = deadline != std::chrono::steady_clock::time_point::max();
   for (int j = 0; j < jobs; ++j) {
     const Job& job = s.jobs[j];
     const std::optional<int> start = start_of(j);
     if (job.running || (start && *start == 0)) continue;
+    // One job's explanation scans its wait over every block: the clock is read before each.
+    if (bounded && std::chrono::steady_clock::now() >= deadline) break;
     JobExplanation e;
     e.id = job.id;
     e.planned_start = start;

@@ -23,6 +23,7 @@
 // Cost: O(G x T) for the occupancy, then per waiting job O(wait x blocks x block size).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,8 +42,11 @@ inline constexpr double kNearPeakShare = 0.9;
 
 /// One explanation per job that is not running and does not start at step 0, in scenario order.
 /// The wording follows `plan.policy` (fifo, fifo-backfill, priority-backfill, reactive, ordo,
-/// ordo-full). `plan` must be legal. Call it on demand, not on every plan.
-std::vector<JobExplanation> ExplainPlan(const Scenario& scenario, const Plan& plan);
+/// ordo-full). `plan` must be legal. Call it on demand, not on every plan. Past `deadline` the
+/// jobs not yet explained are left out (a bounded caller compares the count with the waiting jobs).
+std::vector<JobExplanation> ExplainPlan(
+    const Scenario& scenario, const Plan& plan,
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
 
 /// The display name of a holder ("job \"a\"", "service \"chat\""), or nullopt for a job the reader
 /// may not see: it is then written as "another tenant's job", with no id or priority.

@@ -59,9 +59,17 @@ constexpr std::string_view kName = "ordo-full";
 // Relative gap at which CBC may call a solution optimal: far below any difference that matters,
 // above the noise of its floating-point bound.
 constexpr double kRelativeGap = 1e-7;
-// Seconds per GPU-step that realising, checking and measuring a plan take at the end (about 0.6 s
-// at the largest scenario the limits allow, in an optimised build), set aside from the search.
-constexpr double kFinishSecondsPerGpuStep = 1e-8;
+// Seconds per GPU-step that realising, checking and measuring a plan take at the end, set aside
+// from the search (generous: an optimised build on a loaded machine).
+constexpr double kFinishSecondsPerGpuStep = 3e-8;
+// Seconds per GPU-step fast mode takes beyond its own time limit (its first pass, building and
+// measuring its plan, which it does not cut) plus checking its plan here. Fast mode runs as a
+// warm start only when that and its limit fit before the search deadline; else the greedy alone
+// is the warm start.
+constexpr double kFastFixedSecondsPerGpuStep = 6e-8;
+// Share of the time left the greedy gets when it is the only warm start: the rest realises its
+// plan and leaves the search what it can.
+constexpr double kGreedyAloneShare = 0.6;
 
 double SecondsLeft(Clock::time_point deadline) {
   return std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count());
@@ -89,19 +97,30 @@ bool PlanKeeps(const Scenario& scenario, const Plan& plan,
 /// The better of fast mode's plan (given `fast_seconds`) and the simple greedy (given
 /// `greedy_seconds`; cut there, it leaves the rest of the jobs unstarted), a plan that keeps
 /// `promises` before one that does not. Either is checked before it is trusted; fast mode failing
-/// or erring leaves the greedy.
+/// or erring leaves the greedy. When fast mode's fixed cost (kFastFixedSecondsPerGpuStep) and its
+/// limit do not fit before `deadline`, it does not run and the greedy gets most of the time left
+/// instead: on the largest inputs the greedy is the plan that is always ready in time.
 WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, double fast_seconds,
-                        double greedy_seconds, const std::optional<Promises>& promises) {
+                        double greedy_seconds, const std::optional<Promises>& promises,
+                        Clock::time_point deadline) {
+  const double gpu_steps =
+      static_cast<double>(scenario.cluster.total_gpus()) * scenario.horizon_steps;
+  // Below a tenth of a second fast mode always runs: on small inputs it is the better start.
+  const double fast_fixed_s = kFastFixedSecondsPerGpuStep * gpu_steps;
+  const bool run_fast =
+      fast_fixed_s <= 0.1 || SecondsLeft(deadline) >= fast_seconds + fast_fixed_s + greedy_seconds;
+  if (!run_fast) greedy_seconds = kGreedyAloneShare * SecondsLeft(deadline);
   WarmStart warm;
   warm.decisions = full::GreedyDecisions(
       scenario,
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(greedy_seconds)),
+      std::min(deadline, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(greedy_seconds))),
       options.stop);
   warm.plan = full::Realize(scenario, warm.decisions, kName);
   warm.objective = ComputeObjective(scenario, warm.plan);
   warm.source = "greedy";
   warm.keeps = PlanKeeps(scenario, warm.plan, promises);
+  if (!run_fast || (options.stop != nullptr && options.stop->load())) return warm;
   PolicyOptions fast_options = options;
   fast_options.time_limit_s = fast_seconds;
   fast_options.explain = false;
@@ -206,13 +225,14 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   // stop early: the search ends soon enough to leave it that time.
   const double gpu_steps =
       static_cast<double>(scenario.cluster.total_gpus()) * scenario.horizon_steps;
-  const double finish_s = std::min(0.2 * limit, kFinishSecondsPerGpuStep * gpu_steps);
+  const double finish_s = std::min(0.3 * limit, kFinishSecondsPerGpuStep * gpu_steps);
   const Clock::time_point search_deadline =
       deadline - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(finish_s));
 
   // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
   // The greedy is microseconds on small inputs; a tenth of the time bounds it on huge ones.
-  WarmStart warm = MakeWarmStart(scenario, options, 0.25 * limit, 0.1 * limit, config.promises);
+  WarmStart warm =
+      MakeWarmStart(scenario, options, 0.25 * limit, 0.1 * limit, config.promises, search_deadline);
   local.warm_objective = warm.objective;
   local.warm_source = warm.source;
   const auto stopped = [&] { return options.stop != nullptr && options.stop->load(); };
@@ -320,6 +340,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     lns.memory_budget_bytes = budget;
     improved = ImproveByLns(scenario, warm.decisions, **backend, lns, &local.lns);
     if (local.lns.too_large) local.too_large = true;
+    // Nothing better than the warm start: its plan is already realised and checked.
+    if (local.lns.improvements == 0) improved.reset();
   }
 
   Plan plan;

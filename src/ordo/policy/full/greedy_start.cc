@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "ordo/core/validate.h"
+#include "ordo/policy/fast/block_grid.h"
 
 namespace ordo::policy::full {
 
@@ -93,35 +94,25 @@ Decisions GreedyDecisions(const Scenario& scenario, std::chrono::steady_clock::t
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
   Decisions d = EmptyDecisions(scenario);
-  std::vector<uint8_t> busy = BatchOccupancy(scenario, nullptr);
-  d.service_gpus = GreedyServiceCounts(scenario, busy);
-  // Services take the highest free ids of each group at each step; batch packs from the bottom.
-  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
-    const int first = cluster.group_first_gpu(g);
-    for (int t = 0; t < steps; ++t) {
-      int want = 0;
-      for (const auto& per_service : d.service_gpus) want += per_service[g][t];
-      for (int gpu = first + cluster.group_gpus(g) - 1; gpu >= first && want > 0; --gpu) {
-        uint8_t& cell = busy[static_cast<size_t>(gpu) * steps + t];
-        if (cell == 0) {
-          cell = 1;
-          --want;
-        }
-      }
+  d.service_gpus = GreedyServiceCounts(scenario, BatchOccupancy(scenario, nullptr));
+  // Running jobs hold their blocks; the services' counts are reserved per group and step (Realize
+  // gives them GPU ids around the jobs' blocks).
+  BlockGrid grid(cluster, steps);
+  for (const Job& job : scenario.jobs) {
+    if (job.running) {
+      grid.Occupy(job.running->first_gpu, job.shapes.front().gpus, 0, job.running_end_step());
     }
   }
-  const auto free = [&](int first_gpu, int gpus, int from, int to) {
-    for (int gpu = first_gpu; gpu < first_gpu + gpus; ++gpu) {
-      const uint8_t* row = &busy[static_cast<size_t>(gpu) * steps];
-      for (int t = from; t < to; ++t) {
-        if (row[t] != 0) return false;
-      }
+  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
+    for (int t = 0; t < steps; ++t) {
+      int reserved = 0;
+      for (const auto& per_service : d.service_gpus) reserved += per_service[g][t];
+      if (reserved > 0) grid.Reserve(g, t, reserved);
     }
-    return true;
-  };
+  }
   std::vector<int> order;
   for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
-    if (!scenario.jobs[j].running) order.push_back(j);
+    if (!scenario.jobs[j].running && scenario.jobs[j].arrival_step < steps) order.push_back(j);
   }
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const Job& x = scenario.jobs[a];
@@ -129,40 +120,26 @@ Decisions GreedyDecisions(const Scenario& scenario, std::chrono::steady_clock::t
     if (x.priority != y.priority) return x.priority > y.priority;
     return x.arrival_step < y.arrival_step;
   });
-  bool cut = false;
   for (int j : order) {
-    if (cut || stopped()) break;
+    if (stopped()) break;
     const Job& job = scenario.jobs[j];
     std::optional<Placement> best;
     double best_reward = 0;
-    for (int k = 0; k < static_cast<int>(job.shapes.size()) && !cut; ++k) {
+    for (int k = 0; k < static_cast<int>(job.shapes.size()); ++k) {
       const Shape& shape = job.shapes[k];
-      bool placed = false;
-      for (int s = std::max(0, job.arrival_step); s < steps && !placed; ++s) {
-        // A job that fits nowhere scans every start and block: the clock is read every 64 starts.
-        if (s % 64 == 0 && stopped()) {
-          cut = true;
-          break;
-        }
-        const int to = std::min(steps, s + shape.duration_steps);
-        cluster.ForEachBlock(shape.gpus, job.requirement, [&](int first_gpu) {
-          if (placed || !free(first_gpu, shape.gpus, s, to)) return;
-          placed = true;
-          const double reward = PlacementReward(scenario, job, shape, s);
-          if (!best || reward > best_reward) {
-            best = Placement{k, s, first_gpu};
-            best_reward = reward;
-          }
-        });
+      const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
+                                           std::max(0, job.arrival_step));
+      if (!found) continue;
+      const double reward = PlacementReward(scenario, job, shape, found->start_step);
+      if (!best || reward > best_reward) {
+        best = Placement{k, found->start_step, found->first_gpu};
+        best_reward = reward;
       }
     }
-    if (!best || cut) continue;
+    if (!best) continue;
     d.jobs[j] = best;
     const Shape& shape = job.shapes[best->shape];
-    const int to = std::min(steps, best->start + shape.duration_steps);
-    for (int gpu = best->first_gpu; gpu < best->first_gpu + shape.gpus; ++gpu) {
-      for (int t = best->start; t < to; ++t) busy[static_cast<size_t>(gpu) * steps + t] = 1;
-    }
+    grid.Occupy(best->first_gpu, shape.gpus, best->start, best->start + shape.duration_steps);
   }
   return d;
 }

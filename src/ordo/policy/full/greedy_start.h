@@ -1,8 +1,9 @@
 // A simple greedy plan, full mode's fallback warm start beside fast mode's plan (the better of the
 // two starts the search): services first as curves that cover demand and obey the churn limit,
-// then jobs by priority, each at its earliest start on the lowest free aligned block, in the shape
-// that earns the most. Cost O(jobs * shapes * T * G) in the worst case; microseconds on small
-// instances; with a deadline it stops placing jobs there (the jobs placed so far stay legal).
+// then jobs by priority, each at its earliest start on a free aligned block (fast mode's BlockGrid:
+// buddy best fit), in the shape that earns the most. Cost O(G * T) for the services and the grid,
+// then O(jobs * shapes * BlockGrid::FindEarliest); microseconds on small instances; with a deadline
+// it stops placing jobs there (the jobs placed so far stay legal).
 #pragma once
 
 #include <atomic>
