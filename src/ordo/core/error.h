@@ -2,20 +2,20 @@
 #pragma once
 
 #include <string>
-#include <utility>
-
 #include <tl/expected.hpp>
+#include <utility>
 
 namespace ordo {
 
-/// What kind of failure an Error reports. Stored and sent over the wire: values only grow at the end.
+/// What kind of failure an Error reports. Stored and sent over the wire: values only grow at the
+/// end.
 enum class ErrorCode : int {
-  kInvalidInput = 1,   // a file, request or command line broke the formats or rules
-  kIo = 2,             // a file or socket could not be read or written
-  kNotFound = 3,       // a named thing (policy, job, file) does not exist
-  kInfeasible = 4,     // the input admits no legal plan
-  kInternal = 5,       // a bug or an unexpected library failure, caught at an edge
-  kUnavailable = 6,    // an optional capability (a solver, a forecaster) is not built in
+  kInvalidInput = 1,  // a file, request or command line broke the formats or rules
+  kIo = 2,            // a file or socket could not be read or written
+  kNotFound = 3,      // a named thing (policy, job, file) does not exist
+  kInfeasible = 4,    // the input admits no legal plan
+  kInternal = 5,      // a bug or an unexpected library failure, caught at an edge
+  kUnavailable = 6,   // an optional capability (a solver, a forecaster) is not built in
 };
 
 /// A failure: a code, the field it concerns (a path such as `jobs[3].gpus`, empty when none) and a
@@ -45,3 +45,22 @@ inline tl::unexpected<Error> FailInput(std::string field, std::string message) {
 }
 
 }  // namespace ordo
+
+// ORDO_ASSIGN_OR_RETURN(lhs, expr): evaluates a Result-returning expr; on error returns the error
+// from the enclosing function (which returns some Result<T>), else moves the value into lhs (a
+// declaration or an existing variable). ORDO_RETURN_IF_ERROR(expr) does the same for Result<void>.
+// Readers check dozens of fields; these keep each check to one line.
+#define ORDO_CONCAT_INNER_(a, b) a##b
+#define ORDO_CONCAT_(a, b) ORDO_CONCAT_INNER_(a, b)
+#define ORDO_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp) return ::ordo::Fail(tmp.error());       \
+  lhs = std::move(*tmp)
+#define ORDO_ASSIGN_OR_RETURN(lhs, ...) \
+  ORDO_ASSIGN_OR_RETURN_IMPL_(ORDO_CONCAT_(ordo_result_, __LINE__), lhs, (__VA_ARGS__))
+#define ORDO_RETURN_IF_ERROR(...)                           \
+  do {                                                      \
+    if (auto ordo_status_ = (__VA_ARGS__); !ordo_status_) { \
+      return ::ordo::Fail(ordo_status_.error());            \
+    }                                                       \
+  } while (false)

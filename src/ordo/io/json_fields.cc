@@ -329,11 +329,11 @@ Result<std::vector<int>> ObjectReader::IntList(std::string_view key, int min, in
   std::vector<int> out;
   const Json* value = Find(key);
   if (value == nullptr) return out;
-  ORDO_IO_CHECK(CheckList(*value, LazyPath(path_, key), max_items));
+  ORDO_RETURN_IF_ERROR(CheckList(*value, LazyPath(path_, key), max_items));
   out.reserve(value->size());
   const std::string path = Path(key);
   for (size_t i = 0; i < value->size(); ++i) {
-    ORDO_IO_ASSIGN(const int64_t x, ToInt((*value)[i], LazyPath(path, i), min, max));
+    ORDO_ASSIGN_OR_RETURN(const int64_t x, ToInt((*value)[i], LazyPath(path, i), min, max));
     out.push_back(static_cast<int>(x));
   }
   return out;
@@ -344,11 +344,11 @@ Result<std::vector<double>> ObjectReader::NumberList(std::string_view key, doubl
   std::vector<double> out;
   const Json* value = Find(key);
   if (value == nullptr) return out;
-  ORDO_IO_CHECK(CheckList(*value, LazyPath(path_, key), max_items));
+  ORDO_RETURN_IF_ERROR(CheckList(*value, LazyPath(path_, key), max_items));
   out.reserve(value->size());
   const std::string path = Path(key);
   for (size_t i = 0; i < value->size(); ++i) {
-    ORDO_IO_ASSIGN(const double x, ToNumber((*value)[i], LazyPath(path, i), min, max));
+    ORDO_ASSIGN_OR_RETURN(const double x, ToNumber((*value)[i], LazyPath(path, i), min, max));
     out.push_back(x);
   }
   return out;

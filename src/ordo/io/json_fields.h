@@ -13,24 +13,6 @@
 
 #include "ordo/core/error.h"
 
-// ORDO_IO_ASSIGN(lhs, expr): evaluates a Result-returning expr; on error returns it from the
-// enclosing function (which returns some Result<T>), else assigns the value to lhs. ORDO_IO_CHECK
-// does the same for Result<void>. Readers check dozens of fields; this keeps each to one line.
-#define ORDO_IO_CONCAT_INNER(a, b) a##b
-#define ORDO_IO_CONCAT(a, b) ORDO_IO_CONCAT_INNER(a, b)
-#define ORDO_IO_ASSIGN_IMPL(tmp, lhs, expr)   \
-  auto tmp = (expr);                          \
-  if (!tmp) return ::ordo::Fail(tmp.error()); \
-  lhs = std::move(*tmp)
-#define ORDO_IO_ASSIGN(lhs, ...) \
-  ORDO_IO_ASSIGN_IMPL(ORDO_IO_CONCAT(io_result_, __LINE__), lhs, (__VA_ARGS__))
-#define ORDO_IO_CHECK(...)                            \
-  do {                                                \
-    if (auto io_check_ = (__VA_ARGS__); !io_check_) { \
-      return ::ordo::Fail(io_check_.error());         \
-    }                                                 \
-  } while (false)
-
 namespace ordo::io::internal {
 
 using Json = nlohmann::json;
@@ -112,8 +94,8 @@ class ObjectReader {
   [[nodiscard]] Result<std::vector<int>> IntList(std::string_view key, int min, int max,
                                                  size_t max_items) const;
   /// Absent: empty. Present: an array of at most max_items finite numbers in [min, max].
-  [[nodiscard]] Result<std::vector<double>> NumberList(std::string_view key, double min,
-                                                       double max, size_t max_items) const;
+  [[nodiscard]] Result<std::vector<double>> NumberList(std::string_view key, double min, double max,
+                                                       size_t max_items) const;
   /// A required list; fails unless it is an array of at most max_items entries.
   [[nodiscard]] Result<const Json*> List(std::string_view key, size_t max_items) const;
   [[nodiscard]] Result<const Json*> OptionalList(std::string_view key, size_t max_items) const;

@@ -42,7 +42,7 @@ constexpr std::array<std::pair<WaitReason, std::string_view>, 13> kReasonNames =
 
 Result<WaitReason> ReadReason(const ObjectReader& obj) {
   std::string reason;
-  ORDO_IO_ASSIGN(reason, obj.String("reason", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(reason, obj.String("reason", Limits::kMaxIdLength, false));
   for (const auto& [value, name] : kReasonNames) {
     if (name == reason) return value;
   }
@@ -55,21 +55,22 @@ Result<WaitReason> ReadReason(const ObjectReader& obj) {
 }
 
 // A holder of a span: `{"kind": "job", "id", "start_step", "end_step", "priority", "running"}` or
-// `{"kind": "service", "id", "step", "demand", "peak"}`; a hidden job has a null id and no priority.
+// `{"kind": "service", "id", "step", "demand", "peak"}`; a hidden job has a null id and no
+// priority.
 Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "a holder");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly(
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly(
       {"kind", "id", "start_step", "end_step", "priority", "running", "step", "demand", "peak"}));
   WaitHolder holder;
   std::string kind;
-  ORDO_IO_ASSIGN(kind, obj->String("kind", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(kind, obj->String("kind", Limits::kMaxIdLength, false));
   if (kind != "job" && kind != "service") {
     return FailInput(obj->Path("kind"), "must be \"job\" or \"service\"");
   }
   holder.service = kind == "service";
   std::optional<std::string> id;
-  ORDO_IO_ASSIGN(id, obj->OptionalString("id", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(id, obj->OptionalString("id", Limits::kMaxIdLength, true));
   holder.id = id.value_or("");
   auto integer = [&](std::string_view key, int& out) -> Result<void> {
     auto n = obj->OptionalInt(key, -Limits::kMaxAbsStep, Limits::kMaxAbsStep);
@@ -77,12 +78,12 @@ Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
     if (*n) out = static_cast<int>(**n);
     return {};
   };
-  ORDO_IO_CHECK(integer(holder.service ? "step" : "start_step", holder.step));
-  ORDO_IO_CHECK(integer("end_step", holder.end_step));
-  ORDO_IO_CHECK(integer("demand", holder.demand));
-  ORDO_IO_CHECK(integer("peak", holder.peak));
+  ORDO_RETURN_IF_ERROR(integer(holder.service ? "step" : "start_step", holder.step));
+  ORDO_RETURN_IF_ERROR(integer("end_step", holder.end_step));
+  ORDO_RETURN_IF_ERROR(integer("demand", holder.demand));
+  ORDO_RETURN_IF_ERROR(integer("peak", holder.peak));
   std::optional<double> priority;
-  ORDO_IO_ASSIGN(priority, obj->OptionalNumber("priority", -kMaxDouble, kMaxDouble));
+  ORDO_ASSIGN_OR_RETURN(priority, obj->OptionalNumber("priority", -kMaxDouble, kMaxDouble));
   holder.priority = priority.value_or(0);
   if (const Json* running = obj->Find("running")) {
     if (!running->is_boolean()) return FailInput(obj->Path("running"), "must be true or false");
@@ -94,20 +95,21 @@ Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
 Result<WaitSpan> ReadSpan(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "a wait span");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"from_step", "to_step", "reason", "holders"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"from_step", "to_step", "reason", "holders"}));
   WaitSpan span;
   int64_t n = 0;
-  ORDO_IO_ASSIGN(n, obj->Int("from_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+  ORDO_ASSIGN_OR_RETURN(n, obj->Int("from_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
   span.from_step = static_cast<int>(n);
-  ORDO_IO_ASSIGN(n, obj->Int("to_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+  ORDO_ASSIGN_OR_RETURN(n, obj->Int("to_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
   span.to_step = static_cast<int>(n);
-  ORDO_IO_ASSIGN(span.reason, ReadReason(*obj));
+  ORDO_ASSIGN_OR_RETURN(span.reason, ReadReason(*obj));
   const Json* holders = nullptr;
-  ORDO_IO_ASSIGN(holders, obj->OptionalList("holders", static_cast<size_t>(Limits::kMaxJobs)));
+  ORDO_ASSIGN_OR_RETURN(holders,
+                        obj->OptionalList("holders", static_cast<size_t>(Limits::kMaxJobs)));
   if (holders != nullptr) {
     for (size_t k = 0; k < holders->size(); ++k) {
       WaitHolder holder;
-      ORDO_IO_ASSIGN(holder, ReadHolder((*holders)[k], IndexPath(obj->Path("holders"), k)));
+      ORDO_ASSIGN_OR_RETURN(holder, ReadHolder((*holders)[k], IndexPath(obj->Path("holders"), k)));
       span.holders.push_back(std::move(holder));
     }
   }
@@ -128,11 +130,11 @@ Result<std::optional<int>> NullableStep(const ObjectReader& obj, std::string_vie
 Result<JobPlacement> ReadJobPlacement(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "a job placement");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly(
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly(
       {"id", "start_step", "first_gpu", "gpus", "duration_steps", "preempt_step", "resume"}));
   JobPlacement job;
-  ORDO_IO_ASSIGN(job.id, obj->String("id", Limits::kMaxIdLength, false));
-  ORDO_IO_ASSIGN(job.start_step, NullableStep(*obj, "start_step"));
+  ORDO_ASSIGN_OR_RETURN(job.id, obj->String("id", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(job.start_step, NullableStep(*obj, "start_step"));
   // A started job must say where and how; an unstarted one may, and it is then ignored.
   const bool started = job.start_step.has_value();
   auto field = [&](std::string_view key, int64_t min, int64_t max) -> Result<int> {
@@ -141,23 +143,23 @@ Result<JobPlacement> ReadJobPlacement(const Json& value, const std::string& path
     if (!n) return Fail(n.error());
     return static_cast<int>(*n);
   };
-  ORDO_IO_ASSIGN(job.first_gpu, field("first_gpu", 0, Limits::kMaxGpus - 1));
-  ORDO_IO_ASSIGN(job.gpus, field("gpus", 0, Limits::kMaxGpus));
-  ORDO_IO_ASSIGN(job.duration_steps, field("duration_steps", 0, Limits::kMaxDurationSteps));
+  ORDO_ASSIGN_OR_RETURN(job.first_gpu, field("first_gpu", 0, Limits::kMaxGpus - 1));
+  ORDO_ASSIGN_OR_RETURN(job.gpus, field("gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(job.duration_steps, field("duration_steps", 0, Limits::kMaxDurationSteps));
   // Preemption fields are read as given (a null is their absence); whether they make sense for
   // this job (a checkpoint, q after the start, s2 >= q, ...) is CheckPlan's to say.
   if (const Json* preempt = obj->Find("preempt_step"); preempt != nullptr && !preempt->is_null()) {
-    ORDO_IO_ASSIGN(job.preempt_step, NullableStep(*obj, "preempt_step"));
+    ORDO_ASSIGN_OR_RETURN(job.preempt_step, NullableStep(*obj, "preempt_step"));
   }
   if (const Json* resume = obj->Find("resume"); resume != nullptr && !resume->is_null()) {
     auto r = ObjectReader::Make(*resume, obj->Path("resume"), "a resume placement");
     if (!r) return Fail(r.error());
-    ORDO_IO_CHECK(r->AllowOnly({"start_step", "first_gpu"}));
+    ORDO_RETURN_IF_ERROR(r->AllowOnly({"start_step", "first_gpu"}));
     ResumePlacement placement;
     int64_t n = 0;
-    ORDO_IO_ASSIGN(n, r->Int("start_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+    ORDO_ASSIGN_OR_RETURN(n, r->Int("start_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
     placement.start_step = static_cast<int>(n);
-    ORDO_IO_ASSIGN(n, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
+    ORDO_ASSIGN_OR_RETURN(n, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
     placement.first_gpu = static_cast<int>(n);
     job.resume = placement;
   }
@@ -167,16 +169,17 @@ Result<JobPlacement> ReadJobPlacement(const Json& value, const std::string& path
 Result<ServiceAllocation> ReadServiceAllocation(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "a service allocation");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"id", "gpus"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"id", "gpus"}));
   ServiceAllocation service;
-  ORDO_IO_ASSIGN(service.id, obj->String("id", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(service.id, obj->String("id", Limits::kMaxIdLength, false));
   const Json* steps = nullptr;
-  ORDO_IO_ASSIGN(steps, obj->List("gpus", static_cast<size_t>(Limits::kMaxHorizonSteps)));
+  ORDO_ASSIGN_OR_RETURN(steps, obj->List("gpus", static_cast<size_t>(Limits::kMaxHorizonSteps)));
   service.gpus.resize(steps->size());
   for (size_t t = 0; t < steps->size(); ++t) {
     const std::string step_path = IndexPath(obj->Path("gpus"), t);
     const Json& ids = (*steps)[t];
-    ORDO_IO_CHECK(internal::CheckList(ids, step_path, static_cast<size_t>(Limits::kMaxGpus)));
+    ORDO_RETURN_IF_ERROR(
+        internal::CheckList(ids, step_path, static_cast<size_t>(Limits::kMaxGpus)));
     service.gpus[t].reserve(ids.size());
     for (size_t k = 0; k < ids.size(); ++k) {
       auto id = internal::ToInt(ids[k], internal::LazyPath(step_path, k), 0, Limits::kMaxGpus - 1);
@@ -190,11 +193,10 @@ Result<ServiceAllocation> ReadServiceAllocation(const Json& value, const std::st
 Result<Metrics> ReadMetrics(const Json& value) {
   auto obj = ObjectReader::Make(value, "metrics", "the metrics");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(
+  ORDO_RETURN_IF_ERROR(
       obj->AllowOnly({"utilization", "allocated_utilization", "value", "batch_value", "objective",
                       "realtime_unmet_gpu_steps", "jobs_started", "jobs_completed", "preemptions",
-                      "lost_gpu_steps", "solve_ms",
-                      "status", "best_bound", "gap", "nodes"}));
+                      "lost_gpu_steps", "solve_ms", "status", "best_bound", "gap", "nodes"}));
   Metrics metrics;
   // Every metric is optional: ordo recomputes them; a plan from another tool may leave some out.
   auto number = [&](std::string_view key, double& out) -> Result<void> {
@@ -209,25 +211,26 @@ Result<Metrics> ReadMetrics(const Json& value) {
     if (*n) out = static_cast<std::remove_reference_t<decltype(out)>>(**n);
     return {};
   };
-  ORDO_IO_CHECK(number("utilization", metrics.utilization));
-  ORDO_IO_CHECK(number("allocated_utilization", metrics.allocated_utilization));
-  ORDO_IO_CHECK(number("value", metrics.value));
-  ORDO_IO_CHECK(number("batch_value", metrics.batch_value));
-  ORDO_IO_CHECK(number("objective", metrics.objective));
-  ORDO_IO_CHECK(integer("realtime_unmet_gpu_steps", kMaxInt64, metrics.realtime_unmet_gpu_steps));
-  ORDO_IO_CHECK(integer("jobs_started", Limits::kMaxJobs, metrics.jobs_started));
-  ORDO_IO_CHECK(integer("jobs_completed", Limits::kMaxJobs, metrics.jobs_completed));
-  ORDO_IO_CHECK(integer("preemptions", Limits::kMaxJobs, metrics.preemptions));
-  ORDO_IO_CHECK(integer("lost_gpu_steps", kMaxInt64, metrics.lost_gpu_steps));
-  ORDO_IO_CHECK(number("solve_ms", metrics.solve_ms));
+  ORDO_RETURN_IF_ERROR(number("utilization", metrics.utilization));
+  ORDO_RETURN_IF_ERROR(number("allocated_utilization", metrics.allocated_utilization));
+  ORDO_RETURN_IF_ERROR(number("value", metrics.value));
+  ORDO_RETURN_IF_ERROR(number("batch_value", metrics.batch_value));
+  ORDO_RETURN_IF_ERROR(number("objective", metrics.objective));
+  ORDO_RETURN_IF_ERROR(
+      integer("realtime_unmet_gpu_steps", kMaxInt64, metrics.realtime_unmet_gpu_steps));
+  ORDO_RETURN_IF_ERROR(integer("jobs_started", Limits::kMaxJobs, metrics.jobs_started));
+  ORDO_RETURN_IF_ERROR(integer("jobs_completed", Limits::kMaxJobs, metrics.jobs_completed));
+  ORDO_RETURN_IF_ERROR(integer("preemptions", Limits::kMaxJobs, metrics.preemptions));
+  ORDO_RETURN_IF_ERROR(integer("lost_gpu_steps", kMaxInt64, metrics.lost_gpu_steps));
+  ORDO_RETURN_IF_ERROR(number("solve_ms", metrics.solve_ms));
   if (obj->Has("status") || obj->Has("best_bound") || obj->Has("gap") || obj->Has("nodes")) {
     SolverReport report;
     std::optional<std::string> status;
-    ORDO_IO_ASSIGN(status, obj->OptionalString("status", Limits::kMaxIdLength, false));
+    ORDO_ASSIGN_OR_RETURN(status, obj->OptionalString("status", Limits::kMaxIdLength, false));
     report.status = status.value_or("");
-    ORDO_IO_CHECK(number("best_bound", report.best_bound));
-    ORDO_IO_CHECK(number("gap", report.gap));
-    ORDO_IO_CHECK(integer("nodes", kMaxInt64, report.nodes));
+    ORDO_RETURN_IF_ERROR(number("best_bound", report.best_bound));
+    ORDO_RETURN_IF_ERROR(number("gap", report.gap));
+    ORDO_RETURN_IF_ERROR(integer("nodes", kMaxInt64, report.nodes));
     metrics.solver = std::move(report);
   }
   return metrics;
@@ -236,13 +239,13 @@ Result<Metrics> ReadMetrics(const Json& value) {
 Result<JobExplanation> ReadExplanation(const Json& value, const std::string& path) {
   auto obj = ObjectReader::Make(value, path, "an explanation");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(
+  ORDO_RETURN_IF_ERROR(
       obj->AllowOnly({"id", "planned_start", "reason", "blocking_id", "message", "spans"}));
   JobExplanation explanation;
-  ORDO_IO_ASSIGN(explanation.id, obj->String("id", Limits::kMaxIdLength, false));
-  ORDO_IO_ASSIGN(explanation.planned_start, NullableStep(*obj, "planned_start"));
+  ORDO_ASSIGN_OR_RETURN(explanation.id, obj->String("id", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(explanation.planned_start, NullableStep(*obj, "planned_start"));
   std::string reason;
-  ORDO_IO_ASSIGN(reason, obj->String("reason", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(reason, obj->String("reason", Limits::kMaxIdLength, false));
   const auto parsed = ParseWaitReason(reason);
   if (!parsed) {
     std::string names;
@@ -253,16 +256,17 @@ Result<JobExplanation> ReadExplanation(const Json& value, const std::string& pat
   }
   explanation.reason = *parsed;
   std::optional<std::string> text;
-  ORDO_IO_ASSIGN(text, obj->OptionalString("blocking_id", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(text, obj->OptionalString("blocking_id", Limits::kMaxIdLength, true));
   explanation.blocking_id = text.value_or("");
-  ORDO_IO_ASSIGN(text, obj->OptionalString("message", Limits::kMaxStringLength, true));
+  ORDO_ASSIGN_OR_RETURN(text, obj->OptionalString("message", Limits::kMaxStringLength, true));
   explanation.message = text.value_or("");
   const Json* spans = nullptr;
-  ORDO_IO_ASSIGN(spans, obj->OptionalList("spans", static_cast<size_t>(Limits::kMaxHorizonSteps)));
+  ORDO_ASSIGN_OR_RETURN(spans,
+                        obj->OptionalList("spans", static_cast<size_t>(Limits::kMaxHorizonSteps)));
   if (spans != nullptr) {
     for (size_t k = 0; k < spans->size(); ++k) {
       WaitSpan span;
-      ORDO_IO_ASSIGN(span, ReadSpan((*spans)[k], IndexPath(obj->Path("spans"), k)));
+      ORDO_ASSIGN_OR_RETURN(span, ReadSpan((*spans)[k], IndexPath(obj->Path("spans"), k)));
       explanation.spans.push_back(std::move(span));
     }
   }
@@ -275,7 +279,8 @@ Result<Plan> ReadPlan(const Json& root) {
   }
   auto top = ObjectReader::Make(root, "", "a plan");
   if (!top) return Fail(top.error());
-  ORDO_IO_CHECK(top->AllowOnly({"version", "scenario", "policy", "jobs", "services", "metrics"}));
+  ORDO_RETURN_IF_ERROR(
+      top->AllowOnly({"version", "scenario", "policy", "jobs", "services", "metrics"}));
   Plan plan;
   const Json* version = top->Find("version");
   if (version == nullptr) return Fail(top->Missing("version", "this reader knows version 1"));
@@ -285,36 +290,36 @@ Result<Plan> ReadPlan(const Json& root) {
     return FailInput("version",
                      "unsupported version " + std::to_string(*v) + "; this reader knows version 1");
   }
-  ORDO_IO_ASSIGN(plan.scenario, top->String("scenario", Limits::kMaxStringLength, true));
-  ORDO_IO_ASSIGN(plan.policy, top->String("policy", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(plan.scenario, top->String("scenario", Limits::kMaxStringLength, true));
+  ORDO_ASSIGN_OR_RETURN(plan.policy, top->String("policy", Limits::kMaxIdLength, true));
 
   const Json* jobs = nullptr;
-  ORDO_IO_ASSIGN(jobs, top->List("jobs", static_cast<size_t>(Limits::kMaxJobs)));
+  ORDO_ASSIGN_OR_RETURN(jobs, top->List("jobs", static_cast<size_t>(Limits::kMaxJobs)));
   plan.jobs.reserve(jobs->size());
   for (size_t j = 0; j < jobs->size(); ++j) {
     JobPlacement job;
-    ORDO_IO_ASSIGN(job, ReadJobPlacement((*jobs)[j], IndexPath("jobs", j)));
+    ORDO_ASSIGN_OR_RETURN(job, ReadJobPlacement((*jobs)[j], IndexPath("jobs", j)));
     plan.jobs.push_back(std::move(job));
   }
   const Json* services = nullptr;
-  ORDO_IO_ASSIGN(services, top->List("services", static_cast<size_t>(Limits::kMaxServices)));
+  ORDO_ASSIGN_OR_RETURN(services, top->List("services", static_cast<size_t>(Limits::kMaxServices)));
   plan.services.reserve(services->size());
   for (size_t i = 0; i < services->size(); ++i) {
     ServiceAllocation service;
-    ORDO_IO_ASSIGN(service, ReadServiceAllocation((*services)[i], IndexPath("services", i)));
+    ORDO_ASSIGN_OR_RETURN(service, ReadServiceAllocation((*services)[i], IndexPath("services", i)));
     plan.services.push_back(std::move(service));
   }
   if (const Json* metrics = top->Find("metrics")) {
-    ORDO_IO_ASSIGN(plan.metrics, ReadMetrics(*metrics));
+    ORDO_ASSIGN_OR_RETURN(plan.metrics, ReadMetrics(*metrics));
   }
   // The one extension ordo reads back; other x- fields are ignored (AllowOnly skips them).
   if (const Json* explain = top->Find("x-explain")) {
-    ORDO_IO_CHECK(
+    ORDO_RETURN_IF_ERROR(
         internal::CheckList(*explain, "x-explain", static_cast<size_t>(Limits::kMaxJobs)));
     plan.explanations.reserve(explain->size());
     for (size_t k = 0; k < explain->size(); ++k) {
       JobExplanation explanation;
-      ORDO_IO_ASSIGN(explanation, ReadExplanation((*explain)[k], IndexPath("x-explain", k)));
+      ORDO_ASSIGN_OR_RETURN(explanation, ReadExplanation((*explain)[k], IndexPath("x-explain", k)));
       plan.explanations.push_back(std::move(explanation));
     }
   }

@@ -37,8 +37,9 @@ Result<int> PowerOfTwo(const ObjectReader& obj, std::string_view key, int max) {
 
 Result<GpuRequirement> ReadRequirement(const ObjectReader& obj) {
   GpuRequirement req;
-  ORDO_IO_ASSIGN(req.gpu_type, obj.OptionalString("gpu_type", Limits::kMaxIdLength, false));
-  ORDO_IO_ASSIGN(req.min_gpu_memory_gb, obj.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
+  ORDO_ASSIGN_OR_RETURN(req.gpu_type, obj.OptionalString("gpu_type", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(req.min_gpu_memory_gb,
+                        obj.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
   return req;
 }
 
@@ -47,7 +48,7 @@ Result<GpuRequirement> ReadRequirement(const ObjectReader& obj) {
 Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
   auto obj = ObjectReader::Make(value, "cluster", "the cluster");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"node_groups"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"node_groups"}));
   auto groups = obj->List("node_groups", Limits::kMaxNodeGroups);
   if (!groups) return Fail(groups.error());
   if ((*groups)->empty())
@@ -59,13 +60,14 @@ Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
     auto g =
         ObjectReader::Make((**groups)[k], IndexPath(obj->Path("node_groups"), k), "a node group");
     if (!g) return Fail(g.error());
-    ORDO_IO_CHECK(g->AllowOnly({"name", "nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb"}));
+    ORDO_RETURN_IF_ERROR(
+        g->AllowOnly({"name", "nodes", "gpus_per_node", "gpu_type", "gpu_memory_gb"}));
     NodeGroup group;
     std::optional<std::string> name;
-    ORDO_IO_ASSIGN(name, g->OptionalString("name", Limits::kMaxIdLength, true));
+    ORDO_ASSIGN_OR_RETURN(name, g->OptionalString("name", Limits::kMaxIdLength, true));
     group.name = name.value_or("");
     int64_t nodes = 0;
-    ORDO_IO_ASSIGN(nodes, g->Int("nodes", 1, Limits::kMaxGpus));
+    ORDO_ASSIGN_OR_RETURN(nodes, g->Int("nodes", 1, Limits::kMaxGpus));
     group.nodes = static_cast<int>(nodes);
     auto gpn = g->Int("gpus_per_node", 1, 16);
     if (!gpn) return Fail(gpn.error());
@@ -75,10 +77,10 @@ Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
     }
     group.gpus_per_node = static_cast<int>(*gpn);
     std::optional<std::string> gpu_type;
-    ORDO_IO_ASSIGN(gpu_type, g->OptionalString("gpu_type", Limits::kMaxIdLength, false));
+    ORDO_ASSIGN_OR_RETURN(gpu_type, g->OptionalString("gpu_type", Limits::kMaxIdLength, false));
     if (gpu_type) group.gpu_type = *gpu_type;
     std::optional<double> memory;
-    ORDO_IO_ASSIGN(memory, g->OptionalNumber("gpu_memory_gb", 0, kMaxMemoryGb, true));
+    ORDO_ASSIGN_OR_RETURN(memory, g->OptionalNumber("gpu_memory_gb", 0, kMaxMemoryGb, true));
     if (memory) group.gpu_memory_gb = *memory;
     // Checked here, before Cluster::Index() allocates a table of every GPU.
     total_gpus += nodes * group.gpus_per_node;
@@ -105,13 +107,13 @@ Result<Objective> ReadObjective(const ObjectReader& top) {
   if (value == nullptr) return objective;
   auto obj = ObjectReader::Make(*value, "objective", "the objective");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
   std::optional<double> decay;
-  ORDO_IO_ASSIGN(decay, obj->OptionalNumber("time_decay", 0, 1));
+  ORDO_ASSIGN_OR_RETURN(decay, obj->OptionalNumber("time_decay", 0, 1));
   if (decay) objective.time_decay = *decay;
   std::optional<double> multiplier;
-  ORDO_IO_ASSIGN(multiplier,
-                 obj->OptionalNumber("unmet_penalty_multiplier", 0, kMaxUnmetMultiplier));
+  ORDO_ASSIGN_OR_RETURN(multiplier,
+                        obj->OptionalNumber("unmet_penalty_multiplier", 0, kMaxUnmetMultiplier));
   if (multiplier) objective.unmet_penalty_multiplier = *multiplier;
   return objective;
 }
@@ -120,11 +122,11 @@ Result<Objective> ReadObjective(const ObjectReader& top) {
 // `needs_duration` for the caller to resolve (only it knows whether that is allowed).
 Result<Shape> ReadShape(const ObjectReader& obj, bool& needs_duration) {
   Shape shape;
-  ORDO_IO_ASSIGN(shape.gpus, PowerOfTwo(obj, "gpus", Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(shape.gpus, PowerOfTwo(obj, "gpus", Limits::kMaxGpus));
   needs_duration = !obj.Has("duration_steps");
   if (!needs_duration) {
     int64_t duration = 0;
-    ORDO_IO_ASSIGN(duration, obj.Int("duration_steps", 1, Limits::kMaxDurationSteps));
+    ORDO_ASSIGN_OR_RETURN(duration, obj.Int("duration_steps", 1, Limits::kMaxDurationSteps));
     shape.duration_steps = static_cast<int>(duration);
   }
   return shape;
@@ -171,13 +173,13 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
                     const ReadOptions& options) {
   auto obj = ObjectReader::Make(value, path, "a job");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
-                                "shapes", "gpu_type", "min_gpu_memory_gb", "running", "features",
-                                "checkpoint"}));
+  ORDO_RETURN_IF_ERROR(
+      obj->AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps", "shapes",
+                      "gpu_type", "min_gpu_memory_gb", "running", "features", "checkpoint"}));
   Job job;
-  ORDO_IO_ASSIGN(job.id, obj->String("id", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(job.id, obj->String("id", Limits::kMaxIdLength, false));
   std::string kind;
-  ORDO_IO_ASSIGN(kind, obj->String("kind", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(kind, obj->String("kind", Limits::kMaxIdLength, false));
   const auto parsed_kind = ParseJobKind(kind);
   if (!parsed_kind) {
     return FailInput(obj->Path("kind"), "unknown kind \"" + kind +
@@ -185,11 +187,12 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
                                             "quantization)");
   }
   job.kind = *parsed_kind;
-  ORDO_IO_ASSIGN(job.priority, obj->Number("priority", 0, Limits::kMaxPriority, true));
+  ORDO_ASSIGN_OR_RETURN(job.priority, obj->Number("priority", 0, Limits::kMaxPriority, true));
   int64_t arrival = 0;
-  ORDO_IO_ASSIGN(arrival, obj->Int("arrival_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+  ORDO_ASSIGN_OR_RETURN(arrival,
+                        obj->Int("arrival_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
   job.arrival_step = static_cast<int>(arrival);
-  ORDO_IO_ASSIGN(job.requirement, ReadRequirement(*obj));
+  ORDO_ASSIGN_OR_RETURN(job.requirement, ReadRequirement(*obj));
   if (const Json* features = obj->Find("features")) {
     if (!features->is_object()) {
       return FailInput(obj->Path("features"),
@@ -210,15 +213,15 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
       return FailInput(obj->Path("shapes"),
                        "give either gpus + duration_steps or shapes, not both");
     }
-    ORDO_IO_CHECK(internal::CheckList(*shapes, obj->Path("shapes"), Limits::kMaxShapes));
+    ORDO_RETURN_IF_ERROR(internal::CheckList(*shapes, obj->Path("shapes"), Limits::kMaxShapes));
     if (shapes->empty()) return FailInput(obj->Path("shapes"), "must list at least one shape");
     for (size_t k = 0; k < shapes->size(); ++k) {
       auto s = ObjectReader::Make((*shapes)[k], IndexPath(obj->Path("shapes"), k), "a shape");
       if (!s) return Fail(s.error());
-      ORDO_IO_CHECK(s->AllowOnly({"gpus", "duration_steps"}));
+      ORDO_RETURN_IF_ERROR(s->AllowOnly({"gpus", "duration_steps"}));
       bool needs_duration = false;
       Shape shape;
-      ORDO_IO_ASSIGN(shape, ReadShape(*s, needs_duration));
+      ORDO_ASSIGN_OR_RETURN(shape, ReadShape(*s, needs_duration));
       if (needs_duration) pending.push_back({k, s->Path("duration_steps")});
       job.shapes.push_back(shape);
     }
@@ -228,7 +231,7 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
     }
     bool needs_duration = false;
     Shape shape;
-    ORDO_IO_ASSIGN(shape, ReadShape(*obj, needs_duration));
+    ORDO_ASSIGN_OR_RETURN(shape, ReadShape(*obj, needs_duration));
     if (needs_duration) pending.push_back({0, obj->Path("duration_steps")});
     job.shapes.push_back(shape);
   }
@@ -236,7 +239,7 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   if (const Json* running = obj->Find("running")) {
     auto r = ObjectReader::Make(*running, obj->Path("running"), "the running placement");
     if (!r) return Fail(r.error());
-    ORDO_IO_CHECK(
+    ORDO_RETURN_IF_ERROR(
         r->AllowOnly({"start_step", "first_gpu", "progress_steps", "restart_steps_left"}));
     if (job.shapes.size() != 1) {
       return FailInput(obj->Path("running"), "a running job must have a single shape (got " +
@@ -244,7 +247,7 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
     }
     RunningPlacement placement;
     int64_t start = 0;
-    ORDO_IO_ASSIGN(start, r->Int("start_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
+    ORDO_ASSIGN_OR_RETURN(start, r->Int("start_step", -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
     if (start > 0) {
       return FailInput(r->Path("start_step"),
                        "must be <= 0: a running job started now or in the past (got " +
@@ -252,14 +255,15 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
     }
     placement.start_step = static_cast<int>(start);
     int64_t first = 0;
-    ORDO_IO_ASSIGN(first, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
+    ORDO_ASSIGN_OR_RETURN(first, r->Int("first_gpu", 0, Limits::kMaxGpus - 1));
     placement.first_gpu = static_cast<int>(first);
     std::optional<int64_t> progress;
-    ORDO_IO_ASSIGN(progress, r->OptionalInt("progress_steps", 0, Limits::kMaxDurationSteps - 1));
+    ORDO_ASSIGN_OR_RETURN(progress,
+                          r->OptionalInt("progress_steps", 0, Limits::kMaxDurationSteps - 1));
     if (progress) placement.progress_steps = static_cast<int>(*progress);
     std::optional<int64_t> restart_left;
-    ORDO_IO_ASSIGN(restart_left,
-                   r->OptionalInt("restart_steps_left", 0, Limits::kMaxDurationSteps));
+    ORDO_ASSIGN_OR_RETURN(restart_left,
+                          r->OptionalInt("restart_steps_left", 0, Limits::kMaxDurationSteps));
     if (restart_left) placement.restart_steps_left = static_cast<int>(*restart_left);
     job.running = placement;
   }
@@ -267,19 +271,20 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   if (const Json* checkpoint = obj->Find("checkpoint")) {
     auto c = ObjectReader::Make(*checkpoint, obj->Path("checkpoint"), "the checkpoint");
     if (!c) return Fail(c.error());
-    ORDO_IO_CHECK(c->AllowOnly({"every_steps", "restart_steps"}));
+    ORDO_RETURN_IF_ERROR(c->AllowOnly({"every_steps", "restart_steps"}));
     Checkpoint read;
     int64_t n = 0;
-    ORDO_IO_ASSIGN(n, c->Int("every_steps", 1, Limits::kMaxDurationSteps));
+    ORDO_ASSIGN_OR_RETURN(n, c->Int("every_steps", 1, Limits::kMaxDurationSteps));
     read.every_steps = static_cast<int>(n);
-    ORDO_IO_ASSIGN(n, c->Int("restart_steps", 0, Limits::kMaxDurationSteps));
+    ORDO_ASSIGN_OR_RETURN(n, c->Int("restart_steps", 0, Limits::kMaxDurationSteps));
     read.restart_steps = static_cast<int>(n);
     job.checkpoint = read;
   }
 
   for (const Pending& p : pending) {
-    ORDO_IO_ASSIGN(job.shapes[p.shape].duration_steps,
-                   ResolveDuration(job, job.shapes[p.shape], p.path, path, step_minutes, options));
+    ORDO_ASSIGN_OR_RETURN(
+        job.shapes[p.shape].duration_steps,
+        ResolveDuration(job, job.shapes[p.shape], p.path, path, step_minutes, options));
   }
   return job;
 }
@@ -288,15 +293,16 @@ Result<Service> ReadService(const Json& value, const std::string& path, int hori
                             int cluster_gpus) {
   auto obj = ObjectReader::Make(value, path, "a service");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
-                                "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand"}));
+  ORDO_RETURN_IF_ERROR(
+      obj->AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
+                      "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand"}));
   Service service;
-  ORDO_IO_ASSIGN(service.id, obj->String("id", Limits::kMaxIdLength, false));
-  ORDO_IO_ASSIGN(service.priority, obj->Number("priority", 0, Limits::kMaxPriority, true));
+  ORDO_ASSIGN_OR_RETURN(service.id, obj->String("id", Limits::kMaxIdLength, false));
+  ORDO_ASSIGN_OR_RETURN(service.priority, obj->Number("priority", 0, Limits::kMaxPriority, true));
   std::optional<int64_t> n;
-  ORDO_IO_ASSIGN(n, obj->OptionalInt("min_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, obj->OptionalInt("min_gpus", 0, Limits::kMaxGpus));
   service.min_gpus = static_cast<int>(n.value_or(0));
-  ORDO_IO_ASSIGN(n, obj->OptionalInt("max_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, obj->OptionalInt("max_gpus", 0, Limits::kMaxGpus));
   service.max_gpus = static_cast<int>(n.value_or(cluster_gpus));
   if (service.min_gpus > service.max_gpus) {
     if (n) {
@@ -309,11 +315,11 @@ Result<Service> ReadService(const Json& value, const std::string& path, int hori
                          std::to_string(cluster_gpus) + " GPUs (got " +
                          std::to_string(service.min_gpus) + ")");
   }
-  ORDO_IO_ASSIGN(n, obj->OptionalInt("max_change_per_step", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, obj->OptionalInt("max_change_per_step", 0, Limits::kMaxGpus));
   if (n) service.max_change_per_step = static_cast<int>(*n);
-  ORDO_IO_ASSIGN(n, obj->OptionalInt("current_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, obj->OptionalInt("current_gpus", 0, Limits::kMaxGpus));
   if (n) service.current_gpus = static_cast<int>(*n);
-  ORDO_IO_ASSIGN(service.requirement, ReadRequirement(*obj));
+  ORDO_ASSIGN_OR_RETURN(service.requirement, ReadRequirement(*obj));
 
   const Json* demand = obj->Find("demand");
   if (demand == nullptr) return Fail(obj->Missing("demand"));
@@ -343,8 +349,9 @@ Result<Scenario> ReadScenario(const Json& root, const ReadOptions& options) {
   }
   auto top = ObjectReader::Make(root, "", "a scenario");
   if (!top) return Fail(top.error());
-  ORDO_IO_CHECK(top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
-                                "cluster", "objective", "jobs", "services"}));
+  ORDO_RETURN_IF_ERROR(
+      top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps", "cluster",
+                      "objective", "jobs", "services"}));
   Scenario scenario;
   const Json* version = top->Find("version");
   if (version == nullptr) return Fail(top->Missing("version", "this reader knows version 1"));
@@ -356,43 +363,44 @@ Result<Scenario> ReadScenario(const Json& root, const ReadOptions& options) {
                      "unsupported version " + std::to_string(*v) + "; this reader knows version 1");
   }
   std::optional<std::string> text;
-  ORDO_IO_ASSIGN(text, top->OptionalString("name", Limits::kMaxStringLength, true));
+  ORDO_ASSIGN_OR_RETURN(text, top->OptionalString("name", Limits::kMaxStringLength, true));
   scenario.name = text.value_or("");
-  ORDO_IO_ASSIGN(text, top->OptionalString("description", Limits::kMaxStringLength, true));
+  ORDO_ASSIGN_OR_RETURN(text, top->OptionalString("description", Limits::kMaxStringLength, true));
   scenario.description = text.value_or("");
   int64_t n = 0;
-  ORDO_IO_ASSIGN(n, top->Int("step_minutes", 1, kMaxStepMinutes));
+  ORDO_ASSIGN_OR_RETURN(n, top->Int("step_minutes", 1, kMaxStepMinutes));
   scenario.step_minutes = static_cast<int>(n);
-  ORDO_IO_ASSIGN(n, top->Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
+  ORDO_ASSIGN_OR_RETURN(n, top->Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
   scenario.horizon_steps = static_cast<int>(n);
-  ORDO_IO_ASSIGN(scenario.cluster, ReadCluster(*top));
+  ORDO_ASSIGN_OR_RETURN(scenario.cluster, ReadCluster(*top));
   scenario.cluster.Index();
-  ORDO_IO_ASSIGN(scenario.objective, ReadObjective(*top));
+  ORDO_ASSIGN_OR_RETURN(scenario.objective, ReadObjective(*top));
 
   const Json* jobs = nullptr;
-  ORDO_IO_ASSIGN(jobs, top->OptionalList("jobs", static_cast<size_t>(Limits::kMaxJobs)));
+  ORDO_ASSIGN_OR_RETURN(jobs, top->OptionalList("jobs", static_cast<size_t>(Limits::kMaxJobs)));
   if (jobs != nullptr) {
     scenario.jobs.reserve(jobs->size());
     for (size_t j = 0; j < jobs->size(); ++j) {
       Job job;
-      ORDO_IO_ASSIGN(job,
-                     ReadJob((*jobs)[j], IndexPath("jobs", j), scenario.step_minutes, options));
+      ORDO_ASSIGN_OR_RETURN(
+          job, ReadJob((*jobs)[j], IndexPath("jobs", j), scenario.step_minutes, options));
       scenario.jobs.push_back(std::move(job));
     }
   }
   const Json* services = nullptr;
-  ORDO_IO_ASSIGN(services,
-                 top->OptionalList("services", static_cast<size_t>(Limits::kMaxServices)));
+  ORDO_ASSIGN_OR_RETURN(services,
+                        top->OptionalList("services", static_cast<size_t>(Limits::kMaxServices)));
   if (services != nullptr) {
     scenario.services.reserve(services->size());
     for (size_t i = 0; i < services->size(); ++i) {
       Service service;
-      ORDO_IO_ASSIGN(service, ReadService((*services)[i], IndexPath("services", i),
-                                          scenario.horizon_steps, scenario.cluster.total_gpus()));
+      ORDO_ASSIGN_OR_RETURN(
+          service, ReadService((*services)[i], IndexPath("services", i), scenario.horizon_steps,
+                               scenario.cluster.total_gpus()));
       scenario.services.push_back(std::move(service));
     }
   }
-  ORDO_IO_CHECK(ValidateScenario(scenario));
+  ORDO_RETURN_IF_ERROR(ValidateScenario(scenario));
   return scenario;
 }
 

@@ -75,11 +75,11 @@ Result<std::optional<TrafficDemand>> ReadForecast(const Json& body) {
   if (it == body.end()) return std::optional<TrafficDemand>();
   auto obj = io::internal::ObjectReader::Make(*it, "forecast", "the forecast settings");
   if (!obj) return Fail(obj.error());
-  ORDO_IO_CHECK(obj->AllowOnly({"per_gpu_rate", "headroom"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"per_gpu_rate", "headroom"}));
   TrafficDemand traffic;
-  ORDO_IO_ASSIGN(traffic.per_gpu_rate, obj->Number("per_gpu_rate", 0, kMaxRate, true));
+  ORDO_ASSIGN_OR_RETURN(traffic.per_gpu_rate, obj->Number("per_gpu_rate", 0, kMaxRate, true));
   std::optional<double> headroom;
-  ORDO_IO_ASSIGN(headroom, obj->OptionalNumber("headroom", 0, kMaxHeadroom));
+  ORDO_ASSIGN_OR_RETURN(headroom, obj->OptionalNumber("headroom", 0, kMaxHeadroom));
   if (headroom) traffic.headroom = *headroom;
   return std::optional<TrafficDemand>(traffic);
 }
@@ -108,11 +108,11 @@ Result<JobBody> ReadJobBody(const Json& body, const ServiceConfig& config,
   } else {
     job["id"] = "unnamed";  // replaced by the id the service assigns
   }
-  ORDO_IO_ASSIGN(out.job, ParseOneJob(std::move(job), config, options));
+  ORDO_ASSIGN_OR_RETURN(out.job, ParseOneJob(std::move(job), config, options));
   const bool single = out.job.shapes.size() == 1;
   for (size_t k = 0; k < out.job.shapes.size(); ++k) {
     const std::string field = single ? "gpus" : "shapes[" + std::to_string(k) + "].gpus";
-    ORDO_IO_CHECK(
+    ORDO_RETURN_IF_ERROR(
         CheckFits(config.base.cluster, out.job.requirement, out.job.shapes[k].gpus, field));
   }
   return out;
@@ -169,12 +169,12 @@ Result<ServiceBody> ReadServiceBody(const Json& body, const ServiceConfig& confi
     service["id"] = std::string(*path_id);
   }
   ServiceBody out;
-  ORDO_IO_ASSIGN(out.traffic, ReadForecast(body));
+  ORDO_ASSIGN_OR_RETURN(out.traffic, ReadForecast(body));
   service.erase("forecast");
   if (out.traffic && !service.contains("demand")) {
     service["demand"] = Json(std::vector<int>(static_cast<size_t>(config.base.horizon_steps), 0));
   }
-  ORDO_IO_ASSIGN(out.service, ParseOneService(std::move(service), config));
+  ORDO_ASSIGN_OR_RETURN(out.service, ParseOneService(std::move(service), config));
   return out;
 }
 

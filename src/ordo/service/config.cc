@@ -57,8 +57,10 @@ Result<void> ReadShare(const ObjectReader& t, Tenant& tenant) {
     char* end = nullptr;
     const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     if (text.empty() || end == nullptr || std::string_view(end) != "%" || !std::isfinite(percent)) {
-      return FailInput(t.Path("share"), "must be a number of GPUs or a percentage such as \"25%\" "
-                                        "(got \"" + text.substr(0, 40) + "\")");
+      return FailInput(t.Path("share"),
+                       "must be a number of GPUs or a percentage such as \"25%\" "
+                       "(got \"" +
+                           text.substr(0, 40) + "\")");
     }
     tenant.share = percent;
     tenant.share_is_percent = true;
@@ -84,8 +86,8 @@ Result<priority::PlanningOptions> ReadPlanning(const ObjectReader& top) {
   if (planning == nullptr) return o;
   auto p = ObjectReader::Make(*planning, "planning", "the planning options");
   if (!p) return Fail(p.error());
-  ORDO_IO_CHECK(p->AllowOnly(
-      {"aging", "fair_share", "wait_bound_hours", "bound_priority", "size_exponent"}));
+  ORDO_RETURN_IF_ERROR(
+      p->AllowOnly({"aging", "fair_share", "wait_bound_hours", "bound_priority", "size_exponent"}));
   auto number = [](const ObjectReader& obj, std::string_view key, double& target) -> Result<void> {
     auto value = obj.OptionalNumber(key, -1e9, 1e9);
     if (!value) return Fail(value.error());
@@ -95,21 +97,21 @@ Result<priority::PlanningOptions> ReadPlanning(const ObjectReader& top) {
   if (const Json* aging = p->Find("aging")) {
     auto a = ObjectReader::Make(*aging, "planning.aging", "the aging options");
     if (!a) return Fail(a.error());
-    ORDO_IO_CHECK(a->AllowOnly({"rate_per_hour", "cap"}));
-    ORDO_IO_CHECK(number(*a, "rate_per_hour", o.aging.rate_per_hour));
-    ORDO_IO_CHECK(number(*a, "cap", o.aging.cap));
+    ORDO_RETURN_IF_ERROR(a->AllowOnly({"rate_per_hour", "cap"}));
+    ORDO_RETURN_IF_ERROR(number(*a, "rate_per_hour", o.aging.rate_per_hour));
+    ORDO_RETURN_IF_ERROR(number(*a, "cap", o.aging.cap));
   }
   if (const Json* fair = p->Find("fair_share")) {
     auto f = ObjectReader::Make(*fair, "planning.fair_share", "the fair-share options");
     if (!f) return Fail(f.error());
-    ORDO_IO_CHECK(f->AllowOnly({"half_life_hours", "max_exponent", "weight"}));
-    ORDO_IO_CHECK(number(*f, "half_life_hours", o.fair_share.half_life_hours));
-    ORDO_IO_CHECK(number(*f, "max_exponent", o.fair_share.max_exponent));
-    ORDO_IO_CHECK(number(*f, "weight", o.fair_share.weight));
+    ORDO_RETURN_IF_ERROR(f->AllowOnly({"half_life_hours", "max_exponent", "weight"}));
+    ORDO_RETURN_IF_ERROR(number(*f, "half_life_hours", o.fair_share.half_life_hours));
+    ORDO_RETURN_IF_ERROR(number(*f, "max_exponent", o.fair_share.max_exponent));
+    ORDO_RETURN_IF_ERROR(number(*f, "weight", o.fair_share.weight));
   }
-  ORDO_IO_CHECK(number(*p, "wait_bound_hours", o.wait_bound_hours));
-  ORDO_IO_CHECK(number(*p, "bound_priority", o.bound_priority));
-  ORDO_IO_CHECK(number(*p, "size_exponent", o.size_exponent));
+  ORDO_RETURN_IF_ERROR(number(*p, "wait_bound_hours", o.wait_bound_hours));
+  ORDO_RETURN_IF_ERROR(number(*p, "bound_priority", o.bound_priority));
+  ORDO_RETURN_IF_ERROR(number(*p, "size_exponent", o.size_exponent));
   if (auto ok = priority::ValidatePlanningOptions(o); !ok) {
     Error error = ok.error();
     error.field = "planning." + error.field;
@@ -166,15 +168,16 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
     if (!document) return Fail(document.error());
     auto top = ObjectReader::Make(*document, "", "a service config");
     if (!top) return Fail(top.error());
-    ORDO_IO_CHECK(top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
-                                  "cluster", "objective", "tenants", "admin_token", "planning"}));
+    ORDO_RETURN_IF_ERROR(
+        top->AllowOnly({"version", "name", "description", "step_minutes", "horizon_steps",
+                        "cluster", "objective", "tenants", "admin_token", "planning"}));
     ServiceConfig config;
-    ORDO_IO_ASSIGN(config.base, ReadBase(*document));
+    ORDO_ASSIGN_OR_RETURN(config.base, ReadBase(*document));
     config.cluster_json = document->at("cluster");
 
-    ORDO_IO_ASSIGN(config.admin_token, ReadToken(*top, "admin_token"));
+    ORDO_ASSIGN_OR_RETURN(config.admin_token, ReadToken(*top, "admin_token"));
     const Json* tenants = nullptr;
-    ORDO_IO_ASSIGN(tenants, top->List("tenants", kMaxTenants));
+    ORDO_ASSIGN_OR_RETURN(tenants, top->List("tenants", kMaxTenants));
     std::set<std::string> names;
     std::set<std::string> tokens = {config.admin_token};
     const int total_gpus = config.base.cluster.total_gpus();
@@ -182,9 +185,9 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
     for (size_t k = 0; k < tenants->size(); ++k) {
       auto t = ObjectReader::Make((*tenants)[k], IndexPath("tenants", k), "a tenant");
       if (!t) return Fail(t.error());
-      ORDO_IO_CHECK(t->AllowOnly({"name", "token", "share", "max_priority"}));
+      ORDO_RETURN_IF_ERROR(t->AllowOnly({"name", "token", "share", "max_priority"}));
       Tenant tenant;
-      ORDO_IO_ASSIGN(tenant.name, t->String("name", kMaxTenantName, false));
+      ORDO_ASSIGN_OR_RETURN(tenant.name, t->String("name", kMaxTenantName, false));
       if (!IsSafeId(tenant.name, kMaxTenantName)) {
         return FailInput(t->Path("name"), "must be letters, digits, '.', '_', '-' or ':'");
       }
@@ -194,11 +197,11 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
       if (!names.insert(tenant.name).second) {
         return FailInput(t->Path("name"), "\"" + tenant.name + "\" is listed twice");
       }
-      ORDO_IO_ASSIGN(tenant.token, ReadToken(*t, "token"));
+      ORDO_ASSIGN_OR_RETURN(tenant.token, ReadToken(*t, "token"));
       if (!tokens.insert(tenant.token).second) {
         return FailInput(t->Path("token"), "is also another tenant's or the admin's token");
       }
-      ORDO_IO_CHECK(ReadShare(*t, tenant));
+      ORDO_RETURN_IF_ERROR(ReadShare(*t, tenant));
       // Shares are nominal quotas: together they may not promise more than the cluster.
       shares_gpus += tenant.ShareFraction(total_gpus) * total_gpus;
       if (shares_gpus > total_gpus + 1e-9) {
@@ -206,14 +209,14 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
                          "the tenants' shares sum to " + std::to_string(shares_gpus) +
                              " GPUs, more than the cluster's " + std::to_string(total_gpus));
       }
-      ORDO_IO_ASSIGN(tenant.max_priority, t->OptionalNumber("max_priority", -1e9, 1e9));
+      ORDO_ASSIGN_OR_RETURN(tenant.max_priority, t->OptionalNumber("max_priority", -1e9, 1e9));
       if (tenant.max_priority &&
           (*tenant.max_priority < 1 || *tenant.max_priority > kMaxTenantPriorityCap)) {
         return FailInput(t->Path("max_priority"), "must be a number from 1 to 10");
       }
       config.tenants.push_back(std::move(tenant));
     }
-    ORDO_IO_ASSIGN(config.planning, ReadPlanning(*top));
+    ORDO_ASSIGN_OR_RETURN(config.planning, ReadPlanning(*top));
     return config;
   } catch (const std::exception& ex) {
     return Fail(Error{ErrorCode::kInternal, "", std::string("config reader: ") + ex.what()});

@@ -83,8 +83,8 @@ Result<void> ValidateWorld(const World& w) {
                                  " steps, more than " + std::to_string(Limits::kMaxHorizonSteps));
   }
   if (w.horizon_steps < 1 || w.horizon_steps > Limits::kMaxHorizonSteps) {
-    return FailInput("horizon_steps", "must be an integer from 1 to " +
-                                          std::to_string(Limits::kMaxHorizonSteps));
+    return FailInput("horizon_steps",
+                     "must be an integer from 1 to " + std::to_string(Limits::kMaxHorizonSteps));
   }
   Scenario probe = ProbeScenario(w);
   if (auto ok = ValidateScenario(probe); !ok) return ok;
@@ -125,16 +125,15 @@ Result<void> ValidateWorld(const World& w) {
       return FailInput(where + ".id", "\"" + tenant.id + "\" is not unique among tenants");
     }
     if (!std::isfinite(tenant.share) || tenant.share < 0) {
-      return FailInput(where + ".share", "must not be negative (got " +
-                                             std::to_string(tenant.share) + ")");
+      return FailInput(where + ".share",
+                       "must not be negative (got " + std::to_string(tenant.share) + ")");
     }
     const int total = w.cluster.total_gpus();
     shares_gpus += tenant.ShareFraction(total) * total;
     if (shares_gpus > total + 1e-9) {
       return FailInput(where + ".share", "the tenants' shares sum to " +
                                              std::to_string(shares_gpus) +
-                                             " GPUs, above the cluster's " +
-                                             std::to_string(total));
+                                             " GPUs, above the cluster's " + std::to_string(total));
     }
     if (tenant.max_priority &&
         (!(*tenant.max_priority > 0) || *tenant.max_priority > Limits::kMaxPriority)) {
@@ -163,10 +162,9 @@ Result<void> ValidateWorld(const World& w) {
       }
       const WorldTenant& tenant = w.tenants[it->second];
       if (tenant.max_priority && job.priority > *tenant.max_priority) {
-        return FailInput(where + ".priority",
-                         "is above tenant " + tenant.id + "'s max_priority (" +
-                             std::to_string(job.priority) + " > " +
-                             std::to_string(*tenant.max_priority) + ")");
+        return FailInput(where + ".priority", "is above tenant " + tenant.id + "'s max_priority (" +
+                                                  std::to_string(job.priority) + " > " +
+                                                  std::to_string(*tenant.max_priority) + ")");
       }
     }
     if (job.arrival_step < 0 || job.arrival_step > Limits::kMaxAbsStep) {
@@ -180,21 +178,20 @@ Result<void> ValidateWorld(const World& w) {
       const WorldShape& shape = job.shapes[k];
       const std::string sp = job.shapes.size() == 1 ? where : IndexPath(where + ".shapes", k);
       if (!IsPowerOfTwo(shape.gpus) || shape.gpus > Limits::kMaxGpus) {
-        return FailInput(sp + ".gpus", "must be a power of two (got " + std::to_string(shape.gpus) +
-                                           ")");
+        return FailInput(sp + ".gpus",
+                         "must be a power of two (got " + std::to_string(shape.gpus) + ")");
       }
       if (shape.duration_steps < 1 || shape.duration_steps > Limits::kMaxDurationSteps) {
         return FailInput(sp + ".duration_steps", "must be an integer from 1 to 1000000");
       }
-      if (shape.forecast_duration_steps && (*shape.forecast_duration_steps < 1 ||
-                                            *shape.forecast_duration_steps >
-                                                Limits::kMaxDurationSteps)) {
+      if (shape.forecast_duration_steps &&
+          (*shape.forecast_duration_steps < 1 ||
+           *shape.forecast_duration_steps > Limits::kMaxDurationSteps)) {
         return FailInput(sp + ".forecast_duration_steps", "must be an integer from 1 to 1000000");
       }
     }
-    if (job.requirement.min_gpu_memory_gb &&
-        (!std::isfinite(*job.requirement.min_gpu_memory_gb) ||
-         *job.requirement.min_gpu_memory_gb < 0)) {
+    if (job.requirement.min_gpu_memory_gb && (!std::isfinite(*job.requirement.min_gpu_memory_gb) ||
+                                              *job.requirement.min_gpu_memory_gb < 0)) {
       return FailInput(where + ".min_gpu_memory_gb", "must be a finite number >= 0");
     }
   }
@@ -224,7 +221,8 @@ Result<void> ValidateWorld(const World& w) {
       if (auto ok = CheckCurveLength(s.rate.size(), where + ".rate", n); !ok) return ok;
     }
     if (!s.forecast_demand.empty()) {
-      if (auto ok = CheckCurveLength(s.forecast_demand.size(), where + ".forecast_demand", n); !ok) {
+      if (auto ok = CheckCurveLength(s.forecast_demand.size(), where + ".forecast_demand", n);
+          !ok) {
         return ok;
       }
     }
@@ -254,7 +252,8 @@ Result<void> ValidateWorld(const World& w) {
     if (s.forecaster) {
       const ServiceForecaster& f = *s.forecaster;
       const std::string fw = where + ".forecaster";
-      if (!has_rate) return FailInput(fw, "needs the service's rate (a forecaster forecasts rates)");
+      if (!has_rate)
+        return FailInput(fw, "needs the service's rate (a forecaster forecasts rates)");
       if (s.has_forecast()) {
         return FailInput(fw, "give a forecaster or forecast_demand / forecast_rate, not both");
       }
@@ -283,46 +282,48 @@ namespace {
 
 Result<GpuRequirement> ReadRequirement(const ObjectReader& f) {
   GpuRequirement req;
-  ORDO_IO_ASSIGN(req.gpu_type, f.OptionalString("gpu_type", Limits::kMaxIdLength, true));
-  ORDO_IO_ASSIGN(req.min_gpu_memory_gb, f.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
+  ORDO_ASSIGN_OR_RETURN(req.gpu_type, f.OptionalString("gpu_type", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(req.min_gpu_memory_gb,
+                        f.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
   return req;
 }
 
 Result<WorldShape> ReadShape(const ObjectReader& f) {
   WorldShape shape;
-  ORDO_IO_ASSIGN(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
   if (!IsPowerOfTwo(gpus)) {
     return FailInput(f.Path("gpus"), "must be a power of two (got " + std::to_string(gpus) + ")");
   }
   shape.gpus = static_cast<int>(gpus);
-  ORDO_IO_ASSIGN(int64_t d, f.Int("duration_steps", 1, Limits::kMaxDurationSteps));
+  ORDO_ASSIGN_OR_RETURN(int64_t d, f.Int("duration_steps", 1, Limits::kMaxDurationSteps));
   shape.duration_steps = static_cast<int>(d);
-  ORDO_IO_ASSIGN(auto fd, f.OptionalInt("forecast_duration_steps", 1, Limits::kMaxDurationSteps));
+  ORDO_ASSIGN_OR_RETURN(auto fd,
+                        f.OptionalInt("forecast_duration_steps", 1, Limits::kMaxDurationSteps));
   if (fd) shape.forecast_duration_steps = static_cast<int>(*fd);
   return shape;
 }
 
 Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
-  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a job"));
-  ORDO_IO_CHECK(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus", "duration_steps",
-                              "forecast_duration_steps", "shapes", "gpu_type",
-                              "min_gpu_memory_gb", "tenant"}));
+  ORDO_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(v, path, "a job"));
+  ORDO_RETURN_IF_ERROR(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus",
+                                    "duration_steps", "forecast_duration_steps", "shapes",
+                                    "gpu_type", "min_gpu_memory_gb", "tenant"}));
   WorldJob job;
-  ORDO_IO_ASSIGN(job.id, f.String("id", Limits::kMaxIdLength, true));
-  ORDO_IO_ASSIGN(auto tenant, f.OptionalString("tenant", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(job.id, f.String("id", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(auto tenant, f.OptionalString("tenant", Limits::kMaxIdLength, true));
   job.tenant = tenant.value_or("");
-  ORDO_IO_ASSIGN(std::string kind, f.String("kind", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(std::string kind, f.String("kind", Limits::kMaxIdLength, true));
   const auto parsed = ParseJobKind(kind);
   if (!parsed) {
     return FailInput(f.Path("kind"), "unknown kind \"" + kind +
                                          "\" (expected training, batch_inference or quantization)");
   }
   job.kind = *parsed;
-  ORDO_IO_ASSIGN(job.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  ORDO_ASSIGN_OR_RETURN(job.priority, f.Number("priority", 0, Limits::kMaxPriority));
   if (!(job.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
-  ORDO_IO_ASSIGN(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
+  ORDO_ASSIGN_OR_RETURN(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
   job.arrival_step = static_cast<int>(arrival);
-  ORDO_IO_ASSIGN(job.requirement, ReadRequirement(f));
+  ORDO_ASSIGN_OR_RETURN(job.requirement, ReadRequirement(f));
   const bool single = f.Has("gpus") || f.Has("duration_steps") || f.Has("forecast_duration_steps");
   if (const Json* shapes = f.Find("shapes")) {
     if (single) {
@@ -333,23 +334,25 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
       return FailInput(f.Path("shapes"), "must be a list of 1 to 16 shapes");
     }
     for (size_t k = 0; k < shapes->size(); ++k) {
-      ORDO_IO_ASSIGN(ObjectReader s, ObjectReader::Make((*shapes)[k], IndexPath(f.Path("shapes"), k), "a shape"));
-      ORDO_IO_CHECK(s.AllowOnly({"gpus", "duration_steps", "forecast_duration_steps"}));
-      ORDO_IO_ASSIGN(WorldShape shape, ReadShape(s));
+      ORDO_ASSIGN_OR_RETURN(
+          ObjectReader s,
+          ObjectReader::Make((*shapes)[k], IndexPath(f.Path("shapes"), k), "a shape"));
+      ORDO_RETURN_IF_ERROR(s.AllowOnly({"gpus", "duration_steps", "forecast_duration_steps"}));
+      ORDO_ASSIGN_OR_RETURN(WorldShape shape, ReadShape(s));
       job.shapes.push_back(shape);
     }
   } else {
-    ORDO_IO_ASSIGN(WorldShape shape, ReadShape(f));
+    ORDO_ASSIGN_OR_RETURN(WorldShape shape, ReadShape(f));
     job.shapes.push_back(shape);
   }
   return job;
 }
 
 Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
-  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a tenant"));
-  ORDO_IO_CHECK(f.AllowOnly({"id", "share", "max_priority"}));
+  ORDO_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(v, path, "a tenant"));
+  ORDO_RETURN_IF_ERROR(f.AllowOnly({"id", "share", "max_priority"}));
   WorldTenant tenant;
-  ORDO_IO_ASSIGN(tenant.id, f.String("id", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(tenant.id, f.String("id", Limits::kMaxIdLength, true));
   if (const Json* share = f.Find("share")) {
     if (share->is_string()) {
       const std::string& text = share->get_ref<const std::string&>();
@@ -357,51 +360,55 @@ Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
       const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
       if (text.empty() || end == nullptr || std::string_view(end) != "%" ||
           !std::isfinite(percent)) {
-        return FailInput(f.Path("share"), "must be a number of GPUs or a percentage such as "
-                                          "\"25%\" (got \"" + text + "\")");
+        return FailInput(f.Path("share"),
+                         "must be a number of GPUs or a percentage such as "
+                         "\"25%\" (got \"" +
+                             text + "\")");
       }
       tenant.share = percent;
       tenant.share_is_percent = true;
     } else {
-      ORDO_IO_ASSIGN(tenant.share, io::internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
+      ORDO_ASSIGN_OR_RETURN(tenant.share,
+                            io::internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
     }
   }
-  ORDO_IO_ASSIGN(tenant.max_priority, f.OptionalNumber("max_priority", -1e9, 1e9));
+  ORDO_ASSIGN_OR_RETURN(tenant.max_priority, f.OptionalNumber("max_priority", -1e9, 1e9));
   return tenant;
 }
 
 Result<WorldService> ReadService(const Json& v, const std::string& path, int cluster_gpus) {
-  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(v, path, "a service"));
-  ORDO_IO_CHECK(f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step",
-                              "current_gpus", "gpu_type", "min_gpu_memory_gb", "demand", "rate",
-                              "per_gpu_rate", "headroom", "forecast_demand", "forecast_rate",
-                              "forecaster"}));
+  ORDO_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(v, path, "a service"));
+  ORDO_RETURN_IF_ERROR(
+      f.AllowOnly({"id", "priority", "min_gpus", "max_gpus", "max_change_per_step", "current_gpus",
+                   "gpu_type", "min_gpu_memory_gb", "demand", "rate", "per_gpu_rate", "headroom",
+                   "forecast_demand", "forecast_rate", "forecaster"}));
   WorldService s;
-  ORDO_IO_ASSIGN(s.id, f.String("id", Limits::kMaxIdLength, true));
-  ORDO_IO_ASSIGN(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
+  ORDO_ASSIGN_OR_RETURN(s.id, f.String("id", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(s.priority, f.Number("priority", 0, Limits::kMaxPriority));
   if (!(s.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
-  ORDO_IO_ASSIGN(auto n, f.OptionalInt("min_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(auto n, f.OptionalInt("min_gpus", 0, Limits::kMaxGpus));
   s.min_gpus = static_cast<int>(n.value_or(0));
-  ORDO_IO_ASSIGN(n, f.OptionalInt("max_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, f.OptionalInt("max_gpus", 0, Limits::kMaxGpus));
   s.max_gpus = static_cast<int>(n.value_or(cluster_gpus));
   if (!n && s.min_gpus > s.max_gpus) {
     return FailInput(f.Path("min_gpus"), "must be <= max_gpus, which defaults to the cluster's " +
                                              std::to_string(cluster_gpus) + " GPUs (got " +
                                              std::to_string(s.min_gpus) + ")");
   }
-  ORDO_IO_ASSIGN(n, f.OptionalInt("max_change_per_step", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, f.OptionalInt("max_change_per_step", 0, Limits::kMaxGpus));
   if (n) s.max_change_per_step = static_cast<int>(*n);
-  ORDO_IO_ASSIGN(n, f.OptionalInt("current_gpus", 0, Limits::kMaxGpus));
+  ORDO_ASSIGN_OR_RETURN(n, f.OptionalInt("current_gpus", 0, Limits::kMaxGpus));
   if (n) s.current_gpus = static_cast<int>(*n);
-  ORDO_IO_ASSIGN(s.requirement, ReadRequirement(f));
+  ORDO_ASSIGN_OR_RETURN(s.requirement, ReadRequirement(f));
   const size_t max_items = static_cast<size_t>(Limits::kMaxHorizonSteps) * 2;
-  ORDO_IO_ASSIGN(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
-  ORDO_IO_ASSIGN(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
-  ORDO_IO_ASSIGN(s.forecast_demand, f.IntList("forecast_demand", 0, Limits::kMaxGpus, max_items));
-  ORDO_IO_ASSIGN(s.forecast_rate, f.NumberList("forecast_rate", 0, kMaxRate, max_items));
-  ORDO_IO_ASSIGN(auto r, f.OptionalNumber("per_gpu_rate", 0, kMaxRate));
+  ORDO_ASSIGN_OR_RETURN(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_ASSIGN_OR_RETURN(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
+  ORDO_ASSIGN_OR_RETURN(s.forecast_demand,
+                        f.IntList("forecast_demand", 0, Limits::kMaxGpus, max_items));
+  ORDO_ASSIGN_OR_RETURN(s.forecast_rate, f.NumberList("forecast_rate", 0, kMaxRate, max_items));
+  ORDO_ASSIGN_OR_RETURN(auto r, f.OptionalNumber("per_gpu_rate", 0, kMaxRate));
   s.per_gpu_rate = r.value_or(0);
-  ORDO_IO_ASSIGN(auto h, f.OptionalNumber("headroom", 0, 100));
+  ORDO_ASSIGN_OR_RETURN(auto h, f.OptionalNumber("headroom", 0, 100));
   s.headroom = h.value_or(0);
   if (!f.Has("demand") && !f.Has("rate")) {
     return FailInput(f.Path("demand"), "is required (or give rate and per_gpu_rate)");
@@ -416,27 +423,34 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
     return FailInput(f.Path("per_gpu_rate"), "is required where a forecast_rate is given");
   }
   if (const Json* fc = f.Find("forecaster")) {
-    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*fc, f.Path("forecaster"), "a forecaster"));
-    ORDO_IO_CHECK(o.AllowOnly({"model", "quantile", "refit_every_steps", "history_step_minutes",
-                                "history_rate"}));
+    ORDO_ASSIGN_OR_RETURN(ObjectReader o,
+                          ObjectReader::Make(*fc, f.Path("forecaster"), "a forecaster"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly(
+        {"model", "quantile", "refit_every_steps", "history_step_minutes", "history_rate"}));
     ServiceForecaster sf;
-    ORDO_IO_ASSIGN(auto model, o.OptionalString("model", Limits::kMaxIdLength, true));
+    ORDO_ASSIGN_OR_RETURN(auto model, o.OptionalString("model", Limits::kMaxIdLength, true));
     if (model && *model != "weekly-profile") {
-      return FailInput(o.Path("model"), "unknown model \"" + *model + "\" (expected weekly-profile)");
+      return FailInput(o.Path("model"),
+                       "unknown model \"" + *model + "\" (expected weekly-profile)");
     }
-    ORDO_IO_ASSIGN(auto q, o.OptionalString("quantile", 16, true));
+    ORDO_ASSIGN_OR_RETURN(auto q, o.OptionalString("quantile", 16, true));
     if (q) {
-      if (*q == "p10") sf.quantile = forecast::QuantileLevel::kP10;
-      else if (*q == "p50") sf.quantile = forecast::QuantileLevel::kP50;
-      else if (*q == "p90") sf.quantile = forecast::QuantileLevel::kP90;
-      else return FailInput(o.Path("quantile"), "must be p10, p50 or p90 (got \"" + *q + "\")");
+      if (*q == "p10")
+        sf.quantile = forecast::QuantileLevel::kP10;
+      else if (*q == "p50")
+        sf.quantile = forecast::QuantileLevel::kP50;
+      else if (*q == "p90")
+        sf.quantile = forecast::QuantileLevel::kP90;
+      else
+        return FailInput(o.Path("quantile"), "must be p10, p50 or p90 (got \"" + *q + "\")");
     }
-    ORDO_IO_ASSIGN(auto refit, o.OptionalInt("refit_every_steps", 0, Limits::kMaxHorizonSteps));
+    ORDO_ASSIGN_OR_RETURN(auto refit,
+                          o.OptionalInt("refit_every_steps", 0, Limits::kMaxHorizonSteps));
     sf.refit_every_steps = static_cast<int>(refit.value_or(0));
-    ORDO_IO_ASSIGN(auto hs, o.OptionalInt("history_step_minutes", 1, 1440));
+    ORDO_ASSIGN_OR_RETURN(auto hs, o.OptionalInt("history_step_minutes", 1, 1440));
     sf.history_step_minutes = static_cast<int>(hs.value_or(60));
     if (!o.Has("history_rate")) return FailInput(o.Path("history_rate"), "is required");
-    ORDO_IO_ASSIGN(sf.history_rate, o.NumberList("history_rate", 0, kMaxRate, 1'000'000));
+    ORDO_ASSIGN_OR_RETURN(sf.history_rate, o.NumberList("history_rate", 0, kMaxRate, 1'000'000));
     s.forecaster = std::move(sf);
   }
   return s;
@@ -451,65 +465,71 @@ Result<World> ParseWorld(std::string_view text) {
   } catch (const Json::parse_error& e) {
     return FailInput("", std::string("not valid JSON: ") + e.what());
   }
-  ORDO_IO_ASSIGN(ObjectReader f, ObjectReader::Make(doc, "", "a world"));
-  ORDO_IO_CHECK(f.AllowOnly({"version", "name", "description", "start_time", "step_minutes",
-                              "horizon_steps", "days", "cluster", "objective", "duration_noise",
-                              "traffic_noise", "tenants", "jobs", "services"}));
+  ORDO_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(doc, "", "a world"));
+  ORDO_RETURN_IF_ERROR(f.AllowOnly(
+      {"version", "name", "description", "start_time", "step_minutes", "horizon_steps", "days",
+       "cluster", "objective", "duration_noise", "traffic_noise", "tenants", "jobs", "services"}));
   World w;
-  ORDO_IO_ASSIGN(int64_t version, f.Int("version", 0, 1'000'000));
+  ORDO_ASSIGN_OR_RETURN(int64_t version, f.Int("version", 0, 1'000'000));
   if (version != kWorldFormatVersion) {
     return FailInput("version", "must be " + std::to_string(kWorldFormatVersion) +
                                     " (this ordo reads world format version 1)");
   }
-  ORDO_IO_ASSIGN(auto name, f.OptionalString("name", Limits::kMaxIdLength, true));
+  ORDO_ASSIGN_OR_RETURN(auto name, f.OptionalString("name", Limits::kMaxIdLength, true));
   w.name = name.value_or("world");
-  ORDO_IO_ASSIGN(auto description, f.OptionalString("description", Limits::kMaxStringLength, true));
+  ORDO_ASSIGN_OR_RETURN(auto description,
+                        f.OptionalString("description", Limits::kMaxStringLength, true));
   w.description = description.value_or("");
   if (const Json* start = f.Find("start_time")) {
     if (start->is_string()) {
-      ORDO_IO_ASSIGN(w.start_time_s,
-                   forecast::ParseTimestamp(start->get_ref<const std::string&>(), "start_time"));
+      ORDO_ASSIGN_OR_RETURN(
+          w.start_time_s,
+          forecast::ParseTimestamp(start->get_ref<const std::string&>(), "start_time"));
     } else {
-      ORDO_IO_ASSIGN(w.start_time_s, io::internal::ToNumber(*start, "start_time", -1e12, 1e12));
+      ORDO_ASSIGN_OR_RETURN(w.start_time_s,
+                            io::internal::ToNumber(*start, "start_time", -1e12, 1e12));
     }
   }
-  ORDO_IO_ASSIGN(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
+  ORDO_ASSIGN_OR_RETURN(int64_t step_minutes, f.Int("step_minutes", 1, 1440));
   w.step_minutes = static_cast<int>(step_minutes);
-  ORDO_IO_ASSIGN(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
+  ORDO_ASSIGN_OR_RETURN(int64_t horizon, f.Int("horizon_steps", 1, Limits::kMaxHorizonSteps));
   w.horizon_steps = static_cast<int>(horizon);
-  ORDO_IO_ASSIGN(int64_t days, f.Int("days", 1, kMaxDays));
+  ORDO_ASSIGN_OR_RETURN(int64_t days, f.Int("days", 1, kMaxDays));
   w.days = static_cast<int>(days);
   const Json* cluster = f.Find("cluster");
   if (!cluster) return FailInput("cluster", "is required");
-  ORDO_IO_ASSIGN(w.cluster, io::ReadClusterJson(*cluster));
+  ORDO_ASSIGN_OR_RETURN(w.cluster, io::ReadClusterJson(*cluster));
   w.cluster.Index();
   if (const Json* objective = f.Find("objective")) {
-    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*objective, "objective", "the objective"));
-    ORDO_IO_CHECK(o.AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
-    ORDO_IO_ASSIGN(auto alpha, o.OptionalNumber("time_decay", 0, 1));
-    ORDO_IO_ASSIGN(auto m, o.OptionalNumber("unmet_penalty_multiplier", 0, 1e6));
+    ORDO_ASSIGN_OR_RETURN(ObjectReader o,
+                          ObjectReader::Make(*objective, "objective", "the objective"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly({"time_decay", "unmet_penalty_multiplier"}));
+    ORDO_ASSIGN_OR_RETURN(auto alpha, o.OptionalNumber("time_decay", 0, 1));
+    ORDO_ASSIGN_OR_RETURN(auto m, o.OptionalNumber("unmet_penalty_multiplier", 0, 1e6));
     if (alpha) w.objective.time_decay = *alpha;
     if (m) w.objective.unmet_penalty_multiplier = *m;
   }
   if (const Json* noise = f.Find("duration_noise")) {
-    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*noise, "duration_noise", "the duration noise"));
-    ORDO_IO_CHECK(o.AllowOnly({"sigma", "seed"}));
+    ORDO_ASSIGN_OR_RETURN(ObjectReader o,
+                          ObjectReader::Make(*noise, "duration_noise", "the duration noise"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly({"sigma", "seed"}));
     DurationNoise dn;
-    ORDO_IO_ASSIGN(dn.sigma, o.Number("sigma", 0, kMaxSigma));
-    ORDO_IO_ASSIGN(auto seed, o.OptionalSeed("seed"));
+    ORDO_ASSIGN_OR_RETURN(dn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_ASSIGN_OR_RETURN(auto seed, o.OptionalSeed("seed"));
     dn.seed = seed.value_or(1);
     w.duration_noise = dn;
   }
   if (const Json* noise = f.Find("traffic_noise")) {
-    ORDO_IO_ASSIGN(ObjectReader o, ObjectReader::Make(*noise, "traffic_noise", "the traffic noise"));
-    ORDO_IO_CHECK(o.AllowOnly({"sigma", "correlation", "seed", "planner_quantile"}));
+    ORDO_ASSIGN_OR_RETURN(ObjectReader o,
+                          ObjectReader::Make(*noise, "traffic_noise", "the traffic noise"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly({"sigma", "correlation", "seed", "planner_quantile"}));
     TrafficNoise tn;
-    ORDO_IO_ASSIGN(tn.sigma, o.Number("sigma", 0, kMaxSigma));
-    ORDO_IO_ASSIGN(auto pq, o.OptionalNumber("planner_quantile", 0.001, 0.999));
+    ORDO_ASSIGN_OR_RETURN(tn.sigma, o.Number("sigma", 0, kMaxSigma));
+    ORDO_ASSIGN_OR_RETURN(auto pq, o.OptionalNumber("planner_quantile", 0.001, 0.999));
     if (pq) tn.planner_quantile = *pq;
-    ORDO_IO_ASSIGN(auto c, o.OptionalNumber("correlation", 0, 0.999999));
+    ORDO_ASSIGN_OR_RETURN(auto c, o.OptionalNumber("correlation", 0, 0.999999));
     if (c) tn.correlation = *c;
-    ORDO_IO_ASSIGN(auto seed, o.OptionalSeed("seed"));
+    ORDO_ASSIGN_OR_RETURN(auto seed, o.OptionalSeed("seed"));
     tn.seed = seed.value_or(1);
     w.traffic_noise = tn;
   }
@@ -519,7 +539,7 @@ Result<World> ParseWorld(std::string_view text) {
       return FailInput("tenants", "more than 10000 tenants");
     }
     for (size_t t = 0; t < tenants->size(); ++t) {
-      ORDO_IO_ASSIGN(WorldTenant tenant, ReadTenant((*tenants)[t], IndexPath("tenants", t)));
+      ORDO_ASSIGN_OR_RETURN(WorldTenant tenant, ReadTenant((*tenants)[t], IndexPath("tenants", t)));
       w.tenants.push_back(std::move(tenant));
     }
   }
@@ -530,7 +550,7 @@ Result<World> ParseWorld(std::string_view text) {
     }
     w.jobs.reserve(jobs->size());
     for (size_t j = 0; j < jobs->size(); ++j) {
-      ORDO_IO_ASSIGN(WorldJob job, ReadJob((*jobs)[j], IndexPath("jobs", j)));
+      ORDO_ASSIGN_OR_RETURN(WorldJob job, ReadJob((*jobs)[j], IndexPath("jobs", j)));
       w.jobs.push_back(std::move(job));
     }
   }
@@ -540,12 +560,12 @@ Result<World> ParseWorld(std::string_view text) {
       return FailInput("services", "more than 10000 services");
     }
     for (size_t i = 0; i < services->size(); ++i) {
-      ORDO_IO_ASSIGN(WorldService s,
-                   ReadService((*services)[i], IndexPath("services", i), w.cluster.total_gpus()));
+      ORDO_ASSIGN_OR_RETURN(WorldService s, ReadService((*services)[i], IndexPath("services", i),
+                                                        w.cluster.total_gpus()));
       w.services.push_back(std::move(s));
     }
   }
-  ORDO_IO_CHECK(ValidateWorld(w));
+  ORDO_RETURN_IF_ERROR(ValidateWorld(w));
   return w;
 }
 
