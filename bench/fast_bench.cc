@@ -10,9 +10,9 @@ namespace ordo::bench {
 namespace {
 
 void RunPolicy(benchmark::State& state, std::unique_ptr<Policy> policy) {
-  const Scenario s = SyntheticScenario(static_cast<int>(state.range(0)),
-                                       static_cast<int>(state.range(1)),
-                                       static_cast<int>(state.range(2)));
+  const Scenario s =
+      SyntheticScenario(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)),
+                        static_cast<int>(state.range(2)));
   if (auto ok = ValidateScenario(s); !ok) {
     state.SkipWithError(ok.error().ToString().c_str());
     return;

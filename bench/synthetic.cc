@@ -9,9 +9,7 @@ namespace ordo::bench {
 
 Scenario SyntheticScenario(int gpus, int jobs, int steps, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  auto uniform = [&](int lo, int hi) {
-    return std::uniform_int_distribution<int>(lo, hi)(rng);
-  };
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   Scenario s;
   s.name = "synthetic-" + std::to_string(gpus) + "x" + std::to_string(jobs) + "x" +
            std::to_string(steps);
@@ -27,8 +25,11 @@ Scenario SyntheticScenario(int gpus, int jobs, int steps, uint64_t seed) {
     job.priority = uniform(1, 10);
     job.arrival_step = uniform(-4, steps / 2);
     const int size_draw = uniform(0, 99);
-    const int gpus_wanted = size_draw < 35 ? 1 : size_draw < 60 ? 2 : size_draw < 80 ? 4
-                            : size_draw < 95 ? 8 : 16;
+    const int gpus_wanted = size_draw < 35   ? 1
+                            : size_draw < 60 ? 2
+                            : size_draw < 80 ? 4
+                            : size_draw < 95 ? 8
+                                             : 16;
     job.shapes.push_back(Shape{std::min(gpus_wanted, gpus), uniform(1, std::max(1, steps / 3))});
     if (j % 5 == 0 && job.shapes[0].gpus > 1) {
       job.shapes.push_back(Shape{job.shapes[0].gpus / 2, job.shapes[0].duration_steps * 2});

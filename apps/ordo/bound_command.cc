@@ -2,9 +2,8 @@
 // relaxation of full mode's model), to judge how far any plan can be from the optimum.
 #include <cstdio>
 #include <iostream>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli.h"
 #include "commands.h"

@@ -47,7 +47,8 @@ struct Args {
 
 /// Parses the arguments after the subcommand. Errors (field = the option): an option not in
 /// `options`, a missing value, a value given to a flag, an option given twice.
-[[nodiscard]] Result<Args> ParseArgs(std::span<char* const> args, std::span<const OptionSpec> options);
+[[nodiscard]] Result<Args> ParseArgs(std::span<char* const> args,
+                                     std::span<const OptionSpec> options);
 
 /// Prints one line to stderr, "ordo: MESSAGE (see `ordo CMD --help`)" with CMD read from
 /// `usage` ("usage: ordo CMD ..."); returns kExitBadInput.

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <variant>
@@ -101,7 +101,8 @@ Result<Json> SubmissionBody(const Args& args) {
     }
     job = Json::parse(text.str(), nullptr, false);
     if (job.is_discarded() || !job.is_object()) {
-      return FailInput(path, "must hold one job as a JSON object (docs/openapi.yaml, JobSubmission)");
+      return FailInput(path,
+                       "must hold one job as a JSON object (docs/openapi.yaml, JobSubmission)");
     }
   }
   static constexpr std::pair<const char*, const char*> kStrings[] = {
@@ -142,7 +143,8 @@ const char* const kSubmitUsage =
     "  --kind K           training, batch_inference or quantization\n"
     "  --priority P       a positive number\n"
     "  --gpus N           GPUs, a power of two;  --duration-steps D  steps it runs\n"
-    "  --id ID            the job's id (else the server's job-N; a retry with the same id is 409)\n";
+    "  --id ID            the job's id (else the server's job-N; a retry with the same id is "
+    "409)\n";
 
 int RunSubmit(int argc, char** argv) {
   const std::string usage = std::string(kSubmitUsage) + kConnectionHelp;
@@ -185,7 +187,8 @@ int RunQueue(int argc, char** argv) {
   if (parsed.exit) return *parsed.exit;
   const Args& args = parsed.args;
   if (!args.positional.empty()) {
-    return CommandUsageError("queue", "queue takes no arguments (got \"" + args.positional[0] + "\")");
+    return CommandUsageError("queue",
+                             "queue takes no arguments (got \"" + args.positional[0] + "\")");
   }
   if (args.has("--state") && args.has("--all")) {
     return CommandUsageError("queue", "--state and --all: give one");
@@ -223,7 +226,8 @@ int RunCancel(int argc, char** argv) {
   Parsed parsed = Parse("cancel", argc, argv, options, usage);
   if (parsed.exit) return *parsed.exit;
   const Args& args = parsed.args;
-  if (args.positional.empty()) return CommandUsageError("cancel", "cancel needs at least one JOBID");
+  if (args.positional.empty())
+    return CommandUsageError("cancel", "cancel needs at least one JOBID");
   auto service = Connect("cancel", args);
   if (const int* exit = std::get_if<int>(&service)) return *exit;
   int exit = kExitOk;
@@ -313,9 +317,10 @@ int RunAdvance(int argc, char** argv) {
   if (!reply || !reply->ok()) return CallFailed(reply);
   if (args.has("--json")) return PrintJson(*reply);
   const Json& body = reply->json;
-  std::cout << "Committed " << steps << (steps == 1 ? " step" : " steps") << "; the current step is "
-            << body.value("step", Json()).dump() << ", the next " << body.value("next_step", Json()).dump()
-            << " (plan version " << body.value("plan_version", Json()).dump() << ", "
+  std::cout << "Committed " << steps << (steps == 1 ? " step" : " steps")
+            << "; the current step is " << body.value("step", Json()).dump() << ", the next "
+            << body.value("next_step", Json()).dump() << " (plan version "
+            << body.value("plan_version", Json()).dump() << ", "
             << body.value("plan_mode", std::string("?")) << ")\n";
   return kExitOk;
 }

@@ -81,7 +81,8 @@ const Command kCommands[] = {
      AfterName<ordo::cli::RunShow>},
     {"cancel", "cancel JOBID...                                             cancel jobs",
      AfterName<ordo::cli::RunCancel>},
-    {"advance", "advance [STEPS]                                             commit steps (manual clock)",
+    {"advance",
+     "advance [STEPS]                                             commit steps (manual clock)",
      AfterName<ordo::cli::RunAdvance>},
 #if defined(ORDO_HAS_SLURM_COMMAND)
     {"slurm",
@@ -106,7 +107,8 @@ std::string Usage() {
       "`ordo serve`: the server and token from --server/--token, ORDO_SERVER/ORDO_TOKEN or\n"
       "~/.config/ordo/client.json ($ORDO_CONFIG).\n"
       "\n"
-      "`ordo COMMAND --help` describes a command. Exit codes: 0 success; 1 a plan breaks a rule, a\n"
+      "`ordo COMMAND --help` describes a command. Exit codes: 0 success; 1 a plan breaks a rule, "
+      "a\n"
       "policy failed or the service said no; 2 bad arguments or an unreadable or invalid file; 3\n"
       "the service cannot be reached.\n";
   return usage;

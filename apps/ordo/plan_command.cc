@@ -61,7 +61,8 @@ int RunPlan(int argc, char** argv) {
       {"--server", true}, {"--token", true},      {"--json", false}};
   Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, kOptions);
   if (!args) return UsageError(args.error().ToString(), kPlanUsage);
-  if (args->positional.empty() && (WantsServicePlan(*args) || (args->help && args->has("--server")))) {
+  if (args->positional.empty() &&
+      (WantsServicePlan(*args) || (args->help && args->has("--server")))) {
     return RunServicePlan(argc, argv);
   }
   if (args->help) {
@@ -77,8 +78,9 @@ int RunPlan(int argc, char** argv) {
   }
   for (std::string_view client_option : {"--server", "--token", "--json"}) {
     if (args->has(client_option)) {
-      return UsageError(std::string(client_option) + ": only without a SCENARIO (the service's plan)",
-                        kPlanUsage);
+      return UsageError(
+          std::string(client_option) + ": only without a SCENARIO (the service's plan)",
+          kPlanUsage);
     }
   }
   const std::string name = args->value("--policy").value_or("ordo");

@@ -5,8 +5,8 @@
 #include <sys/resource.h>
 
 #include <charconv>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,19 +48,27 @@ constexpr const char* kServeUsage =
     "                        (default 1048576)\n"
     "  --threads N           request handler threads (default 16)\n"
     "  --request-timeout S   a request's head and body must arrive within S seconds of the server\n"
-    "                        starting to wait for it; idle connections close after it (default 10)\n"
+    "                        starting to wait for it; idle connections close after it (default "
+    "10)\n"
     "  --max-connections N   open connections in all; more are refused with 503 (default 1024)\n"
     "  --max-connections-per-client N\n"
     "                        open connections from one address (default 128)\n";
 
 constexpr ordo::cli::OptionSpec kOptions[] = {
-    {"--config", true},         {"--db", true},
-    {"--listen", true},         {"--manual-clock", false},
-    {"--port-file", true},      {"--log-level", true},
-    {"--debounce-ms", true},    {"--fast-time-limit", true},
-    {"--full-every", true},     {"--full-time-limit", true},
-    {"--max-body-bytes", true}, {"--threads", true},
-    {"--request-timeout", true}, {"--max-connections", true},
+    {"--config", true},
+    {"--db", true},
+    {"--listen", true},
+    {"--manual-clock", false},
+    {"--port-file", true},
+    {"--log-level", true},
+    {"--debounce-ms", true},
+    {"--fast-time-limit", true},
+    {"--full-every", true},
+    {"--full-time-limit", true},
+    {"--max-body-bytes", true},
+    {"--threads", true},
+    {"--request-timeout", true},
+    {"--max-connections", true},
     {"--max-connections-per-client", true},
 };
 

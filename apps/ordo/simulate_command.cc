@@ -176,12 +176,14 @@ struct WorldShapeArgs {
 
 Result<WorldShapeArgs> ParseWorldShape(const Args& args) {
   WorldShapeArgs w;
-  std::pair<const char*, int*> ints[] = {{"--days", &w.days},     {"--nodes", &w.nodes},
-                                          {"--gpus-per-node", &w.gpus_per_node},
-                                          {"--step-minutes", &w.step_minutes},
-                                          {"--horizon", &w.horizon}, {"--seed", &w.seed}};
-  const std::pair<int, int> bounds[] = {{1, 366},  {1, 1 << 16}, {1, 16},
-                                        {1, 1440}, {1, Limits::kMaxHorizonSteps}, {0, 1 << 30}};
+  std::pair<const char*, int*> ints[] = {{"--days", &w.days},
+                                         {"--nodes", &w.nodes},
+                                         {"--gpus-per-node", &w.gpus_per_node},
+                                         {"--step-minutes", &w.step_minutes},
+                                         {"--horizon", &w.horizon},
+                                         {"--seed", &w.seed}};
+  const std::pair<int, int> bounds[] = {
+      {1, 366}, {1, 1 << 16}, {1, 16}, {1, 1440}, {1, Limits::kMaxHorizonSteps}, {0, 1 << 30}};
   for (size_t i = 0; i < std::size(ints); ++i) {
     auto v = ParseInt(args, ints[i].first, *ints[i].second, bounds[i].first, bounds[i].second);
     if (!v) return Fail(v.error());
@@ -396,8 +398,9 @@ Result<Levels> ParseLevels(const Args& args, sim::World base) {
   const char* flag = duration ? "--sweep-duration-noise" : "--sweep-traffic-noise";
   auto sigmas = ParseList(flag, *args.value(flag));
   if (!sigmas) return Fail(sigmas.error());
-  out.levels = sim::NoiseSweep(base, duration ? sim::NoiseKind::kDuration : sim::NoiseKind::kTraffic,
-                               *sigmas, seeds, *quantile);
+  out.levels =
+      sim::NoiseSweep(base, duration ? sim::NoiseKind::kDuration : sim::NoiseKind::kTraffic,
+                      *sigmas, seeds, *quantile);
   out.seeds_per_level = seeds.size();
   out.sweep = true;
   return out;
@@ -455,9 +458,9 @@ void PrintTables(const Args& args, const Levels& levels, const std::vector<sim::
     if (levels.seeds_per_level > 1) {
       std::cout << "means over " << levels.seeds_per_level << " noise seeds\n" << (md ? "\n" : "");
     }
-    std::cout << Render(report::SweepTable(sim::SummariseSweep(e, levels.levels, runs,
-                                                               levels.seeds_per_level)),
-                        md);
+    std::cout << Render(
+        report::SweepTable(sim::SummariseSweep(e, levels.levels, runs, levels.seeds_per_level)),
+        md);
   }
   if (args.has("--by-hour")) {
     std::vector<const sim::SimReport*> reports;
@@ -493,21 +496,49 @@ int WriteOutputs(const Args& args, const sim::World& world, sim::Experiment& e) 
 }
 
 constexpr OptionSpec kOptions[] = {
-    {"--policies", true},          {"--replan-every", true},      {"--days", true},
-    {"--horizon", true},           {"--no-arrival-replan", false}, {"--commit-whole-plan", false},
-    {"--lookahead", false},        {"--duration-noise", true},    {"--traffic-noise", true},
-    {"--noise-seed", true},        {"--sweep-duration-noise", true},
-    {"--sweep-traffic-noise", true}, {"--time-limit", true},      {"--seed", true},
-    {"--format", true},            {"--per-day", false},          {"--timeline", true},
-    {"--html", true},              {"--progress", false},         {"--quiet", false},
-    {"--make-world", true},        {"--data", true},              {"--synthetic", false},
-    {"--trace-cluster", true},     {"--start-day", true},         {"--load", true},
-    {"--max-job-gpus", true},      {"--demand-forecast", true},   {"--services", true},
-    {"--nodes", true},             {"--gpus-per-node", true},     {"--step-minutes", true},
-    {"--noise-seeds", true},       {"--per-run", false},          {"--traffic-quantile", true},
-    {"--by-hour", false},          {"--planning-priority", true}, {"--aging-rate", true},
-    {"--aging-cap", true},         {"--fair-share-half-life", true}, {"--wait-bound", true},
-    {"--size-exponent", true},     {"--fair-share-weight", true},
+    {"--policies", true},
+    {"--replan-every", true},
+    {"--days", true},
+    {"--horizon", true},
+    {"--no-arrival-replan", false},
+    {"--commit-whole-plan", false},
+    {"--lookahead", false},
+    {"--duration-noise", true},
+    {"--traffic-noise", true},
+    {"--noise-seed", true},
+    {"--sweep-duration-noise", true},
+    {"--sweep-traffic-noise", true},
+    {"--time-limit", true},
+    {"--seed", true},
+    {"--format", true},
+    {"--per-day", false},
+    {"--timeline", true},
+    {"--html", true},
+    {"--progress", false},
+    {"--quiet", false},
+    {"--make-world", true},
+    {"--data", true},
+    {"--synthetic", false},
+    {"--trace-cluster", true},
+    {"--start-day", true},
+    {"--load", true},
+    {"--max-job-gpus", true},
+    {"--demand-forecast", true},
+    {"--services", true},
+    {"--nodes", true},
+    {"--gpus-per-node", true},
+    {"--step-minutes", true},
+    {"--noise-seeds", true},
+    {"--per-run", false},
+    {"--traffic-quantile", true},
+    {"--by-hour", false},
+    {"--planning-priority", true},
+    {"--aging-rate", true},
+    {"--aging-cap", true},
+    {"--fair-share-half-life", true},
+    {"--wait-bound", true},
+    {"--size-exponent", true},
+    {"--fair-share-weight", true},
 };
 
 }  // namespace

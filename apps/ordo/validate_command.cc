@@ -16,7 +16,8 @@ const char* const kValidateUsage =
     "interruption, no start before arrival) and prints one line per broken rule to stdout.\n"
     "A plan naming another scenario than SCENARIO's name, or the two files given the other way\n"
     "round, is a usage error (exit 2) that says so.\n"
-    "Exit: 0 legal; 1 at least one rule broken; 2 bad arguments or an unreadable or invalid file.\n";
+    "Exit: 0 legal; 1 at least one rule broken; 2 bad arguments or an unreadable or invalid "
+    "file.\n";
 
 int RunValidate(int argc, char** argv) {
   Result<Args> args = ParseArgs({argv, static_cast<size_t>(argc)}, {});
@@ -46,10 +47,10 @@ int RunValidate(int argc, char** argv) {
   // The plan names the scenario it was made for: checking it against another one would list
   // every job as a broken rule.
   if (!plan->scenario.empty() && !scenario->name.empty() && plan->scenario != scenario->name) {
-    return FileError(plan_path, InvalidInput("scenario", "the plan was made for scenario \"" +
-                                                             plan->scenario + "\", not \"" +
-                                                             scenario->name + "\" (" +
-                                                             scenario_path + ")"));
+    return FileError(
+        plan_path,
+        InvalidInput("scenario", "the plan was made for scenario \"" + plan->scenario +
+                                     "\", not \"" + scenario->name + "\" (" + scenario_path + ")"));
   }
 
   const std::vector<Violation> violations = CheckPlan(*scenario, *plan);

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const uint64_t seed = argc == 5 ? std::strtoull(argv[4], nullptr, 10) : 1;
-  const std::string text = ordo::io::WriteScenario(ordo::bench::SyntheticScenario(gpus, jobs, steps, seed));
+  const std::string text =
+      ordo::io::WriteScenario(ordo::bench::SyntheticScenario(gpus, jobs, steps, seed));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;
 }

@@ -59,9 +59,9 @@ TEST(CompareCommandTest, ReportOverTheBuiltInScenarios) {
   ASSERT_NE(summary, std::string::npos);
   EXPECT_NE(md.find("| study FIFO util", summary), std::string::npos);
   EXPECT_NE(md.find("never started, fifo", summary), std::string::npos);
-  for (const char* label : {"| mixed control ", "| real-time contention ", "| training-heavy (8 GPUs",
-                            "| large mixed ", "| oversubscribed ", "| scale test (64 GPUs",
-                            "| uniform priority "}) {
+  for (const char* label :
+       {"| mixed control ", "| real-time contention ", "| training-heavy (8 GPUs", "| large mixed ",
+        "| oversubscribed ", "| scale test (64 GPUs", "| uniform priority "}) {
     EXPECT_NE(md.find(label, summary), std::string::npos) << label;
   }
   for (const char* name : {"mixed-control", "realtime-contention", "training-heavy", "large-mixed",

@@ -130,7 +130,8 @@ TEST(PlanCommandTest, BadArgumentsExitTwoInOneLineNamingTheHelp) {
     std::string joined;
     for (const auto& a : args) joined += a + " ";
     EXPECT_EQ(r.exit_code, 2) << joined << "\n" << r.err;
-    EXPECT_NE(r.err.find("(see `ordo plan --help`)\n"), std::string::npos) << joined << "\n" << r.err;
+    EXPECT_NE(r.err.find("(see `ordo plan --help`)\n"), std::string::npos) << joined << "\n"
+                                                                           << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << joined << "\n" << r.err;
     EXPECT_TRUE(r.out.empty()) << joined;
   }
@@ -140,7 +141,8 @@ TEST(PlanCommandTest, UnknownOptionSuggestsTheClosest) {
   const std::string file = Scenario("01-mixed-control.json");
   const CliResult r = RunOrdo({"plan", file, "--polcy", "fifo"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "ordo: --polcy: unknown option (did you mean --policy?) (see `ordo plan --help`)\n");
+  EXPECT_EQ(r.err,
+            "ordo: --polcy: unknown option (did you mean --policy?) (see `ordo plan --help`)\n");
   const CliResult far = RunOrdo({"plan", file, "--frobnicate"});
   EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
 }

@@ -20,7 +20,8 @@ nlohmann::json TwoTenantWorld() {
       {"horizon_steps", 6},
       {"days", 1},
       {"cluster", {{"node_groups", {{{"name", "g"}, {"nodes", 1}, {"gpus_per_node", 8}}}}}},
-      {"tenants", {{{"id", "a"}, {"share", 4}}, {{"id", "b"}, {"share", "50%"}, {"max_priority", 9}}}},
+      {"tenants",
+       {{{"id", "a"}, {"share", 4}}, {{"id", "b"}, {"share", "50%"}, {"max_priority", 9}}}},
       {"jobs", nlohmann::json::array()}};
   for (int k = 0; k < 6; ++k) {
     w["jobs"].push_back({{"id", "j" + std::to_string(k)},

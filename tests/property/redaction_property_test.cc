@@ -98,8 +98,8 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
     if (rng.Chance(0.5)) {
       std::vector<int> demand;
       for (int t = 0; t < 12; ++t) demand.push_back(rng.Uniform(0, 6));
-      json service = {{"id", "chat"}, {"priority", 10}, {"min_gpus", 0}, {"max_gpus", 8},
-                      {"demand", demand}};
+      json service = {
+          {"id", "chat"}, {"priority", 10}, {"min_gpus", 0}, {"max_gpus", 8}, {"demand", demand}};
       ASSERT_TRUE(engine->PutService(admin, service, std::nullopt, true));
     }
     std::map<std::string, std::vector<std::string>> ids;  // tenant -> its job ids
@@ -153,8 +153,9 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
       if (rng.Chance(0.2)) {
         const std::string tenant = kTenants[rng.Uniform(0, 2)];
         if (!ids[tenant].empty()) {
-          (void)engine->CancelJob(Principal{tenant, false},
-                                  ids[tenant][rng.Uniform(0, static_cast<int>(ids[tenant].size()) - 1)]);
+          (void)engine->CancelJob(
+              Principal{tenant, false},
+              ids[tenant][rng.Uniform(0, static_cast<int>(ids[tenant].size()) - 1)]);
         }
       }
       engine->WaitForPlan(engine->StateVersion(), 2.0);
@@ -169,13 +170,15 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
         texts.push_back(Text(engine->HistoryJson(who, 0, 100)));
         texts.push_back(Text(engine->CommittedJson(who)));
         texts.push_back(Text(engine->DashboardJson(who, 48)));
-        json whatif = {{"policy", kPolicies[rng.Uniform(0, 4)]},
-                       {"jobs", {{{"kind", "training"}, {"priority", 1}, {"gpus", 8},
-                                  {"duration_steps", 2}}}}};
+        json whatif = {
+            {"policy", kPolicies[rng.Uniform(0, 4)]},
+            {"jobs",
+             {{{"kind", "training"}, {"priority", 1}, {"gpus", 8}, {"duration_steps", 2}}}}};
         texts.push_back(Text(engine->WhatIf(who, whatif)));
         for (const auto& [other, other_ids] : ids) {
           if (other == name || other_ids.empty()) continue;
-          const std::string& probe = other_ids[rng.Uniform(0, static_cast<int>(other_ids.size()) - 1)];
+          const std::string& probe =
+              other_ids[rng.Uniform(0, static_cast<int>(other_ids.size()) - 1)];
           // Asking for it by id echoes the caller's own input; the answer must not add to it.
           const std::string answer = Text(engine->GetJob(who, probe, 0));
           EXPECT_EQ(answer.find("tenant"), std::string::npos) << answer;

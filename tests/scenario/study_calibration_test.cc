@@ -34,8 +34,9 @@ std::map<std::string, Scenario> ScenariosByName() {
   return by_name;
 }
 
-// Training-heavy is the one the calibration's knobs cannot bring within 2 points (scenarios/README.md
-// says why); its FIFO figure is pinned instead, so that a change to the scenario is seen.
+// Training-heavy is the one the calibration's knobs cannot bring within 2 points
+// (scenarios/README.md says why); its FIFO figure is pinned instead, so that a change to the
+// scenario is seen.
 constexpr double kTrainingHeavyFifo = 0.656;
 
 TEST(StudyCalibrationTest, FifoMatchesTheStudysFifoUtilization) {

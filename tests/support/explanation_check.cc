@@ -50,8 +50,8 @@ class Grid {
     cells_.assign(static_cast<size_t>(gpus_) * steps_, "");
     for (const JobPlacement& p : plan.jobs) {
       if (!p.start_step) continue;
-      for (int t = std::max(0, *p.start_step); t < std::min(steps_, *p.start_step + p.duration_steps);
-           ++t) {
+      for (int t = std::max(0, *p.start_step);
+           t < std::min(steps_, *p.start_step + p.duration_steps); ++t) {
         for (int g = p.first_gpu; g < p.first_gpu + p.gpus; ++g) At(t, g) = "job:" + p.id;
       }
     }
@@ -166,7 +166,8 @@ std::vector<std::string> CheckExplanation(const Scenario& s, const Plan& plan,
     case WaitReason::kServiceFloor: {
       if (e.planned_start) fail("said never to run, yet planned");
       bool any_group = false;
-      for (const NodeGroup& g : s.cluster.groups) any_group = any_group || job->requirement.Matches(g);
+      for (const NodeGroup& g : s.cluster.groups)
+        any_group = any_group || job->requirement.Matches(g);
       if (e.reason == WaitReason::kGpuType && any_group) fail("gpu_type, yet a group matches");
       if (e.reason == WaitReason::kNoBlockOfSize && !blocks.empty()) {
         fail("no_block_of_size, yet a block exists");
@@ -229,8 +230,8 @@ std::vector<std::string> CheckExplanation(const Scenario& s, const Plan& plan,
   };
 
   for (const WaitSpan& span : e.spans) {
-    const std::string where = " (steps " + std::to_string(span.from_step) + "-" +
-                              std::to_string(span.to_step - 1) + ")";
+    const std::string where =
+        " (steps " + std::to_string(span.from_step) + "-" + std::to_string(span.to_step - 1) + ")";
     std::set<std::string> named;
     for (const WaitHolder& h : span.holders) {
       named.insert((h.service ? "service:" : "job:") + h.id);
@@ -319,8 +320,9 @@ std::vector<std::string> CheckExplanation(const Scenario& s, const Plan& plan,
         case WaitReason::kServicePeak: {
           if (!free.empty()) {
             fail(std::string(span.reason == WaitReason::kBlockedByJob ? "blocked_by_job"
-                                                                         : "a blocked reason") +
-                 ", yet the block at GPU " + std::to_string(free.front()->first) + " is free" + step);
+                                                                      : "a blocked reason") +
+                 ", yet the block at GPU " + std::to_string(free.front()->first) + " is free" +
+                 step);
             break;
           }
           const bool peak_only = span.reason == WaitReason::kServicePeak;
@@ -412,8 +414,7 @@ std::vector<std::string> CheckExplanations(const Scenario& s, const Plan& plan,
     const JobPlacement* p = placements.count(job.id) ? placements.at(job.id) : nullptr;
     const bool needs = !job.running && !(p != nullptr && p->start_step && *p->start_step == 0);
     if (needs != (count[job.id] == 1)) {
-      problems.push_back("job " + job.id + ": " + std::to_string(count[job.id]) +
-                         " explanations");
+      problems.push_back("job " + job.id + ": " + std::to_string(count[job.id]) + " explanations");
     }
   }
   for (const JobExplanation& e : explanations) {

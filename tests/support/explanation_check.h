@@ -22,9 +22,9 @@ namespace ordo::testing {
 ///   aligned block of a shape it could use exists / for every such block some set of services has
 ///   floors larger than the GPUs they may use outside the block;
 /// - otherwise the spans cover every step from max(0, arrival) to the planned start (or the
-///   horizon) in order, `reason` and `blocking_id` are those of the longest span, and at each step t
-///   of a span, with "free" meaning free of everyone but the job over [t, t + duration) inside the
-///   horizon: not_chosen - some block is free; head_of_line - fifo, some block is free, the one
+///   horizon) in order, `reason` and `blocking_id` are those of the longest span, and at each step
+///   t of a span, with "free" meaning free of everyone but the job over [t, t + duration) inside
+///   the horizon: not_chosen - some block is free; head_of_line - fifo, some block is free, the one
 ///   holder is a job ahead in fifo's queue not started by t and every job ahead of it has started
 ///   by t; service_reservation - a baseline with static reservations, every free block has a GPU
 ///   the named services hold at some step; blocked_by_job, low_value, blocked_by_service,

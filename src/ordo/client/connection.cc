@@ -23,8 +23,9 @@ Result<FileValues> ReadConfig(const std::string& path) {
   text << in.rdbuf();
   const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return FailInput(path, "must be a JSON object such as {\"server\": \"http://HOST:PORT\", "
-                           "\"token\": \"...\"}");
+    return FailInput(path,
+                     "must be a JSON object such as {\"server\": \"http://HOST:PORT\", "
+                     "\"token\": \"...\"}");
   }
   FileValues out;
   for (const auto& [key, value] : doc.items()) {
@@ -86,8 +87,9 @@ Result<Connection> ResolveConnection(const ConnectionFlags& flags, const Environ
   } else if (file.server) {
     server_text = *file.server, out.server_source = file_path + ": server";
   } else {
-    return FailInput("--server", "no server: give --server http://HOST:PORT, set ORDO_SERVER, or "
-                                 "put \"server\" in ~/.config/ordo/client.json (or $ORDO_CONFIG)");
+    return FailInput("--server",
+                     "no server: give --server http://HOST:PORT, set ORDO_SERVER, or "
+                     "put \"server\" in ~/.config/ordo/client.json (or $ORDO_CONFIG)");
   }
   if (flags.token) {
     out.token = *flags.token, out.token_source = "--token";
@@ -96,8 +98,9 @@ Result<Connection> ResolveConnection(const ConnectionFlags& flags, const Environ
   } else if (file.token) {
     out.token = *file.token, out.token_source = file_path + ": token";
   } else {
-    return FailInput("--token", "no token: give --token TOKEN, set ORDO_TOKEN, or put \"token\" in "
-                                "~/.config/ordo/client.json (or $ORDO_CONFIG)");
+    return FailInput("--token",
+                     "no token: give --token TOKEN, set ORDO_TOKEN, or put \"token\" in "
+                     "~/.config/ordo/client.json (or $ORDO_CONFIG)");
   }
   Result<ServerAddress> address = ParseServerAddress(server_text, out.server_source);
   if (!address) return tl::unexpected(address.error());

@@ -46,8 +46,10 @@ Result<ServerAddress> ParseServerAddress(const std::string& text, const std::str
   if (const size_t colon_slashes = rest.find("://"); colon_slashes != std::string::npos) {
     const std::string scheme = rest.substr(0, colon_slashes);
     if (scheme == "https") {
-      return FailInput(field, "https is not supported: ordo serve speaks plain HTTP (put TLS in a "
-                              "proxy in front and give http://...) (got \"" + text + "\")");
+      return FailInput(field,
+                       "https is not supported: ordo serve speaks plain HTTP (put TLS in a "
+                       "proxy in front and give http://...) (got \"" +
+                           text + "\")");
     }
     if (scheme != "http") {
       return FailInput(field, "must be http://HOST:PORT (got \"" + text + "\")");
@@ -71,8 +73,8 @@ Result<ServerAddress> ParseServerAddress(const std::string& text, const std::str
   }
   if (out.host.empty()) return FailInput(field, "has no host (got \"" + text + "\")");
   if (!ValidPort(out.port)) {
-    return FailInput(field, "needs a port from 1 to 65535, as http://HOST:PORT (got \"" + text +
-                                "\")");
+    return FailInput(field,
+                     "needs a port from 1 to 65535, as http://HOST:PORT (got \"" + text + "\")");
   }
   return out;
 }

@@ -46,7 +46,7 @@ struct HttpReply {
 /// included, is a reply; an Error (code kIo, field empty, a one-line message naming the server)
 /// means no answer: the name does not resolve, the connection is refused or reset, or the
 /// exchange takes longer than `timeout_s` in all.
-[[nodiscard]] Result<HttpReply> HttpExchange(const ServerAddress& server, const HttpRequest& request,
-                                             double timeout_s = 30);
+[[nodiscard]] Result<HttpReply> HttpExchange(const ServerAddress& server,
+                                             const HttpRequest& request, double timeout_s = 30);
 
 }  // namespace ordo::client

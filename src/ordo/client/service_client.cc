@@ -5,16 +5,26 @@ namespace {
 
 std::string ReasonPhrase(int status) {
   switch (status) {
-    case 400: return "bad request";
-    case 401: return "unauthorized";
-    case 403: return "forbidden";
-    case 404: return "not found";
-    case 409: return "conflict";
-    case 413: return "request too large";
-    case 429: return "too many requests";
-    case 500: return "internal server error";
-    case 503: return "unavailable";
-    default: return "HTTP " + std::to_string(status);
+    case 400:
+      return "bad request";
+    case 401:
+      return "unauthorized";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not found";
+    case 409:
+      return "conflict";
+    case 413:
+      return "request too large";
+    case 429:
+      return "too many requests";
+    case 500:
+      return "internal server error";
+    case 503:
+      return "unavailable";
+    default:
+      return "HTTP " + std::to_string(status);
   }
 }
 

@@ -98,8 +98,8 @@ std::string RenderJobTable(const Json& list) {
   std::vector<std::vector<std::string>> rows;
   if (const Json* jobs = Find(list, "jobs"); jobs != nullptr && jobs->is_array()) {
     for (const Json& job : *jobs) {
-      std::vector<std::string> row = {Field(job, "id"), Field(job, "kind"),
-                                      Field(job, "priority"), Gpus(job), Field(job, "state")};
+      std::vector<std::string> row = {Field(job, "id"), Field(job, "kind"), Field(job, "priority"),
+                                      Gpus(job), Field(job, "state")};
       for (std::string& cell : StartEnd(job)) row.push_back(std::move(cell));
       row.push_back(Field(job, "reason"));
       rows.push_back(std::move(row));
@@ -111,39 +111,60 @@ std::string RenderJobTable(const Json& list) {
 }
 
 std::string RenderJobDetail(const Json& job) {
-  static constexpr const char* kFirst[] = {
-      "id",         "tenant",          "kind",       "priority",           "state",
-      "gpus",       "duration_steps",  "shapes",     "planned_start_step", "planned_start_time",
-      "planned_start_in_steps",        "planned_first_gpu", "planned_gpus",
-      "planned_duration_steps",        "first_gpu",  "gpus_used",          "start_step",
-      "start_time", "end_step",        "end_time",   "finished_step",      "finished_time",
-      "cancelled_step", "cancelled_time", "submitted_step", "submitted_time", "reason",
-      "blocking_id", "message"};
+  static constexpr const char* kFirst[] = {"id",
+                                           "tenant",
+                                           "kind",
+                                           "priority",
+                                           "state",
+                                           "gpus",
+                                           "duration_steps",
+                                           "shapes",
+                                           "planned_start_step",
+                                           "planned_start_time",
+                                           "planned_start_in_steps",
+                                           "planned_first_gpu",
+                                           "planned_gpus",
+                                           "planned_duration_steps",
+                                           "first_gpu",
+                                           "gpus_used",
+                                           "start_step",
+                                           "start_time",
+                                           "end_step",
+                                           "end_time",
+                                           "finished_step",
+                                           "finished_time",
+                                           "cancelled_step",
+                                           "cancelled_time",
+                                           "submitted_step",
+                                           "submitted_time",
+                                           "reason",
+                                           "blocking_id",
+                                           "message"};
   std::vector<std::vector<std::string>> rows;
   if (!job.is_object()) return {};
   for (const char* key : kFirst) {
     if (job.contains(key)) rows.push_back({std::string(key) + ":", Field(job, key)});
   }
   for (const auto& [key, value] : job.items()) {
-    const bool shown = std::any_of(std::begin(kFirst), std::end(kFirst),
-                                   [&](const char* k) { return key == k; });
+    const bool shown =
+        std::any_of(std::begin(kFirst), std::end(kFirst), [&](const char* k) { return key == k; });
     if (!shown) rows.push_back({key + ":", Cell(value)});
   }
   std::string out;
   size_t width = 0;
   for (const auto& row : rows) width = std::max(width, row[0].size());
-  for (const auto& row : rows) out += row[0] + std::string(width - row[0].size() + 1, ' ') + row[1] + "\n";
+  for (const auto& row : rows)
+    out += row[0] + std::string(width - row[0].size() + 1, ' ') + row[1] + "\n";
   return out;
 }
 
 std::string RenderPlan(const Json& plan) {
   const Json* base_json = Find(plan, "x-step");
-  const int64_t base = base_json != nullptr && base_json->is_number_integer()
-                           ? base_json->get<int64_t>()
-                           : 0;
+  const int64_t base =
+      base_json != nullptr && base_json->is_number_integer() ? base_json->get<int64_t>() : 0;
   std::ostringstream out;
-  out << "plan version " << Field(plan, "x-version") << " (" << Field(plan, "x-mode")
-      << ", policy " << Field(plan, "policy") << "), made " << Field(plan, "x-created")
+  out << "plan version " << Field(plan, "x-version") << " (" << Field(plan, "x-mode") << ", policy "
+      << Field(plan, "policy") << "), made " << Field(plan, "x-created")
       << "; its first step is step " << base << "\n\n";
 
   struct Row {
@@ -198,8 +219,8 @@ std::string RenderPlan(const Json& plan) {
       service_rows.push_back({Field(service, "id"), std::to_string(first), std::to_string(least),
                               std::to_string(most)});
     }
-    out << "\n" << RenderTable({"SERVICE", "GPUS_AT_" + std::to_string(base), "MIN", "MAX"},
-                               service_rows);
+    out << "\n"
+        << RenderTable({"SERVICE", "GPUS_AT_" + std::to_string(base), "MIN", "MAX"}, service_rows);
   }
   return out.str();
 }

@@ -6,12 +6,12 @@
 #include <cstdlib>
 
 #if defined(ORDO_ENABLE_ASSERTS)
-#define ORDO_ASSERT(cond)                                                                  \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
+#define ORDO_ASSERT(cond)                                                                 \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
       std::fprintf(stderr, "%s:%d: ORDO_ASSERT failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                        \
-    }                                                                                      \
+      std::abort();                                                                       \
+    }                                                                                     \
   } while (false)
 #else
 #define ORDO_ASSERT(cond) ((void)0)

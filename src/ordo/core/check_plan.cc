@@ -63,7 +63,8 @@ class Checker {
 
   void CheckJobs() {
     std::unordered_map<std::string_view, int32_t> index;
-    for (size_t j = 0; j < s_.jobs.size(); ++j) index.emplace(s_.jobs[j].id, static_cast<int32_t>(j));
+    for (size_t j = 0; j < s_.jobs.size(); ++j)
+      index.emplace(s_.jobs[j].id, static_cast<int32_t>(j));
     std::vector<bool> seen(s_.jobs.size(), false);
     for (const JobPlacement& p : plan_.jobs) {
       auto it = index.find(p.id);
@@ -79,7 +80,8 @@ class Checker {
       CheckJob(s_.jobs[it->second], it->second, p);
     }
     for (size_t j = 0; j < s_.jobs.size(); ++j) {
-      if (!seen[j]) Add(0, {s_.jobs[j].id}, "job " + Quote(s_.jobs[j].id) + " is missing from the plan");
+      if (!seen[j])
+        Add(0, {s_.jobs[j].id}, "job " + Quote(s_.jobs[j].id) + " is missing from the plan");
     }
   }
 
@@ -90,11 +92,11 @@ class Checker {
       if (!p.started() || *p.start_step != job.running->start_step ||
           p.first_gpu != job.running->first_gpu || p.gpus != shape.gpus ||
           p.duration_steps != shape.duration_steps) {
-        Add(2, {job.id}, name + " is running and must keep its block: start_step " +
-                             std::to_string(job.running->start_step) + ", first_gpu " +
-                             std::to_string(job.running->first_gpu) + ", " +
-                             std::to_string(shape.gpus) + " GPUs for " +
-                             std::to_string(shape.duration_steps) + " steps");
+        Add(2, {job.id},
+            name + " is running and must keep its block: start_step " +
+                std::to_string(job.running->start_step) + ", first_gpu " +
+                std::to_string(job.running->first_gpu) + ", " + std::to_string(shape.gpus) +
+                " GPUs for " + std::to_string(shape.duration_steps) + " steps");
         return;
       }
     } else {
@@ -106,8 +108,9 @@ class Checker {
       }
       const int start = *p.start_step;
       if (start >= s_.horizon_steps) {
-        Add(0, {job.id}, name + " starts at step " + std::to_string(start) +
-                             ", past the horizon: a job not started inside it has start_step null");
+        Add(0, {job.id},
+            name + " starts at step " + std::to_string(start) +
+                ", past the horizon: a job not started inside it has start_step null");
         return;
       }
       if (start < 0) {
@@ -115,13 +118,15 @@ class Checker {
         return;
       }
       if (start < job.arrival_step) {
-        Add(5, {job.id}, name + " starts at step " + std::to_string(start) +
-                             " before its arrival_step " + std::to_string(job.arrival_step));
+        Add(5, {job.id},
+            name + " starts at step " + std::to_string(start) + " before its arrival_step " +
+                std::to_string(job.arrival_step));
       }
       const Shape used{p.gpus, p.duration_steps};
       if (std::find(job.shapes.begin(), job.shapes.end(), used) == job.shapes.end()) {
-        Add(2, {job.id}, name + " uses " + std::to_string(p.gpus) + " GPUs for " +
-                             std::to_string(p.duration_steps) + " steps, not one of its shapes");
+        Add(2, {job.id},
+            name + " uses " + std::to_string(p.gpus) + " GPUs for " +
+                std::to_string(p.duration_steps) + " steps, not one of its shapes");
         return;
       }
     }
@@ -130,8 +135,7 @@ class Checker {
     // restart_steps_left from step 0, then does the duration_steps - progress_steps it has left.
     long long natural_end = static_cast<long long>(*p.start_step) + p.duration_steps;
     if (job.running) {
-      const long long progress =
-          job.running->progress_steps.value_or(-job.running->start_step);
+      const long long progress = job.running->progress_steps.value_or(-job.running->start_step);
       natural_end = job.running->restart_steps_left.value_or(0) + p.duration_steps - progress;
     }
     if (!p.preempt_step) {
@@ -151,8 +155,8 @@ class Checker {
     } else if (q < 0) {
       Add(5, {job.id}, name + at + ", in the past");
     } else if (q <= *p.start_step) {
-      Add(5, {job.id}, name + at + ", not after its start at step " +
-                           std::to_string(*p.start_step));
+      Add(5, {job.id},
+          name + at + ", not after its start at step " + std::to_string(*p.start_step));
     } else if (q >= natural_end) {
       Add(5, {job.id}, name + at + ", not before its end at step " + std::to_string(natural_end));
     } else if (q >= s_.horizon_steps) {
@@ -163,14 +167,16 @@ class Checker {
     if (!p.resume) return;
     const int s2 = p.resume->start_step;
     if (s2 < q) {
-      Add(5, {job.id}, name + " resumes at step " + std::to_string(s2) +
-                           ", before it gives its block back at step " + std::to_string(q) +
-                           ": a job never holds two blocks at one step");
+      Add(5, {job.id},
+          name + " resumes at step " + std::to_string(s2) +
+              ", before it gives its block back at step " + std::to_string(q) +
+              ": a job never holds two blocks at one step");
       return;
     }
     if (s2 >= s_.horizon_steps) {
-      Add(0, {job.id}, name + " resumes at step " + std::to_string(s2) +
-                           ", past the horizon: a job not resumed inside it has no resume");
+      Add(0, {job.id},
+          name + " resumes at step " + std::to_string(s2) +
+              ", past the horizon: a job not resumed inside it has no resume");
       return;
     }
     if (!CheckBlock(job, name, p.resume->first_gpu, p.gpus, "resumed ")) return;
@@ -178,9 +184,9 @@ class Checker {
     // restarts, then does the rest.
     long long done = held_to - *p.start_step;
     if (job.running) {
-      const long long progress =
-          job.running->progress_steps.value_or(-job.running->start_step);
-      done = progress + std::max<long long>(0, held_to - job.running->restart_steps_left.value_or(0));
+      const long long progress = job.running->progress_steps.value_or(-job.running->start_step);
+      done =
+          progress + std::max<long long>(0, held_to - job.running->restart_steps_left.value_or(0));
     }
     const long long c = job.checkpoint ? job.checkpoint->every_steps : 1;
     const long long restart = job.checkpoint ? job.checkpoint->restart_steps : 0;
@@ -193,22 +199,24 @@ class Checker {
   bool CheckBlock(const Job& job, const std::string& name, int first_gpu, int gpus,
                   const std::string& stay) {
     if (first_gpu < 0 || gpus <= 0 || static_cast<long long>(first_gpu) + gpus > gpus_) {
-      Add(3, {job.id}, name + " uses " + stay + "GPUs [" + std::to_string(first_gpu) + ", " +
-                           std::to_string(static_cast<long long>(first_gpu) + gpus) +
-                           "), outside the cluster");
+      Add(3, {job.id},
+          name + " uses " + stay + "GPUs [" + std::to_string(first_gpu) + ", " +
+              std::to_string(static_cast<long long>(first_gpu) + gpus) + "), outside the cluster");
       return false;
     }
     if (!s_.cluster.IsAlignedBlock(first_gpu, gpus)) {
-      Add(3, {job.id}, name + "'s " + stay + "block [" + std::to_string(first_gpu) + ", " +
-                           std::to_string(first_gpu + gpus) +
-                           ") is not aligned, crosses a node boundary or spans two groups");
+      Add(3, {job.id},
+          name + "'s " + stay + "block [" + std::to_string(first_gpu) + ", " +
+              std::to_string(first_gpu + gpus) +
+              ") is not aligned, crosses a node boundary or spans two groups");
       return false;
     }
     const NodeGroup& group = s_.cluster.groups[s_.cluster.group_of(first_gpu)];
     if (!job.requirement.Matches(group)) {
-      Add(3, {job.id}, name + " runs " + (stay.empty() ? "" : "its " + stay + "stay ") +
-                           "in group " + Quote(group.name) + " (" + group.gpu_type +
-                           "), which does not match its gpu_type / min_gpu_memory_gb");
+      Add(3, {job.id},
+          name + " runs " + (stay.empty() ? "" : "its " + stay + "stay ") + "in group " +
+              Quote(group.name) + " (" + group.gpu_type +
+              "), which does not match its gpu_type / min_gpu_memory_gb");
     }
     return true;
   }
@@ -244,7 +252,8 @@ class Checker {
     }
     for (size_t i = 0; i < s_.services.size(); ++i) {
       if (!seen[i]) {
-        Add(0, {s_.services[i].id}, "service " + Quote(s_.services[i].id) + " is missing from the plan");
+        Add(0, {s_.services[i].id},
+            "service " + Quote(s_.services[i].id) + " is missing from the plan");
       }
     }
   }
@@ -252,9 +261,9 @@ class Checker {
   void CheckService(const Service& service, int32_t holder, const ServiceAllocation& a) {
     const std::string name = "service " + Quote(service.id);
     if (a.gpus.size() != static_cast<size_t>(s_.horizon_steps)) {
-      Add(0, {service.id}, name + " has " + std::to_string(a.gpus.size()) +
-                               " lists of GPUs; the horizon has " +
-                               std::to_string(s_.horizon_steps) + " steps");
+      Add(0, {service.id},
+          name + " has " + std::to_string(a.gpus.size()) + " lists of GPUs; the horizon has " +
+              std::to_string(s_.horizon_steps) + " steps");
       return;
     }
     std::optional<long long> previous;
@@ -268,37 +277,39 @@ class Checker {
       for (size_t k = 0; k < sorted.size(); ++k) {
         const int gpu = sorted[k];
         if (gpu < 0 || gpu >= gpus_) {
-          Add(0, {service.id}, name + " lists GPU " + std::to_string(gpu) + " at step " +
-                                   std::to_string(t) + ", which is not in the cluster");
+          Add(0, {service.id},
+              name + " lists GPU " + std::to_string(gpu) + " at step " + std::to_string(t) +
+                  ", which is not in the cluster");
           continue;
         }
         if (k > 0 && sorted[k - 1] == gpu) {
-          Add(1, {service.id}, name + " lists GPU " + std::to_string(gpu) + " twice at step " +
-                                   std::to_string(t));
+          Add(1, {service.id},
+              name + " lists GPU " + std::to_string(gpu) + " twice at step " + std::to_string(t));
           continue;
         }
-        if (!type_reported && !service.requirement.Matches(s_.cluster.groups[s_.cluster.group_of(gpu)])) {
+        if (!type_reported &&
+            !service.requirement.Matches(s_.cluster.groups[s_.cluster.group_of(gpu)])) {
           type_reported = true;
-          Add(3, {service.id}, name + " holds GPU " + std::to_string(gpu) + " at step " +
-                                   std::to_string(t) +
-                                   ", in a group that does not match its gpu_type / min_gpu_memory_gb");
+          Add(3, {service.id},
+              name + " holds GPU " + std::to_string(gpu) + " at step " + std::to_string(t) +
+                  ", in a group that does not match its gpu_type / min_gpu_memory_gb");
         }
         Occupy(gpu, t, holder);
       }
       if (count < service.min_gpus || count > service.max_gpus) {
-        Add(2, {service.id}, name + " holds " + std::to_string(count) + " GPUs at step " +
-                                 std::to_string(t) + ", outside [min_gpus, max_gpus] = [" +
-                                 std::to_string(service.min_gpus) + ", " +
-                                 std::to_string(service.max_gpus) + "]");
+        Add(2, {service.id},
+            name + " holds " + std::to_string(count) + " GPUs at step " + std::to_string(t) +
+                ", outside [min_gpus, max_gpus] = [" + std::to_string(service.min_gpus) + ", " +
+                std::to_string(service.max_gpus) + "]");
       }
       if (previous && service.max_change_per_step &&
           std::abs(count - *previous) > *service.max_change_per_step) {
-        Add(4, {service.id}, name + " changes from " + std::to_string(*previous) + " to " +
-                                 std::to_string(count) + " GPUs " +
-                                 (t == 0 ? std::string("into step 0 (from current_gpus)")
-                                         : "at step " + std::to_string(t)) +
-                                 ", more than max_change_per_step " +
-                                 std::to_string(*service.max_change_per_step));
+        Add(4, {service.id},
+            name + " changes from " + std::to_string(*previous) + " to " + std::to_string(count) +
+                " GPUs " +
+                (t == 0 ? std::string("into step 0 (from current_gpus)")
+                        : "at step " + std::to_string(t)) +
+                ", more than max_change_per_step " + std::to_string(*service.max_change_per_step));
       }
       previous = count;
     }

@@ -19,8 +19,8 @@ struct Violation {
 };
 
 /// Every violation of `plan` against `scenario` (empty when the plan is legal). Conflicts on rule 1
-/// are reported once per pair of holders, at the first GPU-step where they collide. The scenario must
-/// have passed ValidateScenario. Cost O(G*T + size of the plan).
+/// are reported once per pair of holders, at the first GPU-step where they collide. The scenario
+/// must have passed ValidateScenario. Cost O(G*T + size of the plan).
 std::vector<Violation> CheckPlan(const Scenario& scenario, const Plan& plan);
 
 /// "rule 1: jobs a and b both hold GPU 3 at step 5" — the line `ordo validate` prints.

@@ -124,7 +124,8 @@ Metrics ComputeMetrics(const Scenario& s, const Plan& plan) {
       allocated_service += static_cast<double>(allocated);
       m.value += service.priority * static_cast<double>(served);
       m.realtime_unmet_gpu_steps += unmet;
-      penalty += s.objective.unmet_penalty_multiplier * service.priority * static_cast<double>(unmet);
+      penalty +=
+          s.objective.unmet_penalty_multiplier * service.priority * static_cast<double>(unmet);
     }
   }
   // Unmet demand of a service the plan omits still counts (the plan gives it nothing).

@@ -29,7 +29,8 @@ struct JobStays {
 JobStays StaysOf(const Job& job, const JobPlacement& p);
 
 /// The metrics of spec/formats-v1.md over steps 0..T-1 (solve_ms and solver are left as they are
-/// in `plan.metrics`). Assumes a structurally sound plan (every job and service once, in any order).
+/// in `plan.metrics`). Assumes a structurally sound plan (every job and service once, in any
+/// order).
 Metrics ComputeMetrics(const Scenario& scenario, const Plan& plan);
 
 /// The planning objective alone: batch rewards inside the horizon minus unmet penalties.

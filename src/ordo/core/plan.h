@@ -25,7 +25,7 @@ struct JobPlacement {
   int first_gpu = 0;
   int gpus = 0;
   int duration_steps = 0;
-  std::optional<int> preempt_step;       // the first step it no longer holds its first block
+  std::optional<int> preempt_step;        // the first step it no longer holds its first block
   std::optional<ResumePlacement> resume;  // only with preempt_step; absent: not resumed inside
 
   [[nodiscard]] bool started() const { return start_step.has_value(); }
@@ -43,16 +43,16 @@ struct ServiceAllocation {
 /// Why a job does not start at step 0 (or at all). Stored and sent over the wire: values only
 /// grow at the end.
 enum class WaitReason : int {
-  kNone = 0,            // starts at step 0, or is running
-  kNotArrived = 1,      // arrival_step > 0
-  kBlockedByJob = 2,    // a job holds the block it needs (named in `blocking_id`)
-  kServicePeak = 3,     // real-time services hold the GPUs it needs
-  kNoBlockOfSize = 4,   // no block of its size exists in the groups it may use
-  kGpuType = 5,         // no group matches its gpu_type / min_gpu_memory_gb
-  kFragmented = 6,      // enough free GPUs, but no free aligned block of its size
-  kLowValue = 7,        // planned jobs of at least its priority hold every block it could use
-  kServiceFloor = 8,    // services' floors (min_gpus) close every block it could use, always
-  kHeadOfLine = 9,      // fifo: a job ahead of it in the queue has not started yet
+  kNone = 0,                 // starts at step 0, or is running
+  kNotArrived = 1,           // arrival_step > 0
+  kBlockedByJob = 2,         // a job holds the block it needs (named in `blocking_id`)
+  kServicePeak = 3,          // real-time services hold the GPUs it needs
+  kNoBlockOfSize = 4,        // no block of its size exists in the groups it may use
+  kGpuType = 5,              // no group matches its gpu_type / min_gpu_memory_gb
+  kFragmented = 6,           // enough free GPUs, but no free aligned block of its size
+  kLowValue = 7,             // planned jobs of at least its priority hold every block it could use
+  kServiceFloor = 8,         // services' floors (min_gpus) close every block it could use, always
+  kHeadOfLine = 9,           // fifo: a job ahead of it in the queue has not started yet
   kServiceReservation = 10,  // a free block is closed by a service's static peak reservation
   kNotChosen = 11,           // a block was free for its whole run; the planner did not start it
   kBlockedByService = 12,    // services hold every block it could use (not at their peak)
@@ -65,7 +65,7 @@ struct WaitHolder {
   /// Job: its run [step, end_step) in the plan. Service: the step it is named at.
   int step = 0;
   int end_step = 0;
-  double priority = 0;  // job
+  double priority = 0;   // job
   bool running = false;  // job: already running when the plan was made
   int demand = 0;        // service: its demand at `step`
   int peak = 0;          // service: its highest demand over the horizon
@@ -109,8 +109,8 @@ struct Metrics {
   long long realtime_unmet_gpu_steps = 0;
   int jobs_started = 0;
   int jobs_completed = 0;
-  int preemptions = 0;              // jobs with a preempt_step
-  long long lost_gpu_steps = 0;     // GPU-steps of restart or lost work inside the horizon
+  int preemptions = 0;           // jobs with a preempt_step
+  long long lost_gpu_steps = 0;  // GPU-steps of restart or lost work inside the horizon
   double solve_ms = 0;
   std::optional<SolverReport> solver;  // written as `status`, `best_bound`, `gap`, `nodes`
 };
@@ -119,7 +119,7 @@ struct Plan {
   int version = 1;
   std::string scenario;
   std::string policy;
-  std::vector<JobPlacement> jobs;          // scenario order for plans a policy makes
+  std::vector<JobPlacement> jobs;           // scenario order for plans a policy makes
   std::vector<ServiceAllocation> services;  // scenario order for plans a policy makes
   Metrics metrics;
   std::vector<JobExplanation> explanations;  // written under `x-explain` when not empty

@@ -1,6 +1,6 @@
-// The planning problem of spec/formats-v1.md as plain data: cluster, batch jobs, real-time services,
-// objective, time grid. Built by the readers in io/ or by code (the simulator, the service, tests);
-// ValidateScenario (validate.h) checks the rules no type can express.
+// The planning problem of spec/formats-v1.md as plain data: cluster, batch jobs, real-time
+// services, objective, time grid. Built by the readers in io/ or by code (the simulator, the
+// service, tests); ValidateScenario (validate.h) checks the rules no type can express.
 #pragma once
 
 #include <cstdint>
@@ -171,15 +171,16 @@ struct Scenario {
 /// Hard limits no input may exceed, so nothing allocates without bound. Readers and
 /// ValidateScenario enforce them.
 struct Limits {
-  static constexpr int kMaxHorizonSteps = 10'080;        // a week of minutes-long steps
+  static constexpr int kMaxHorizonSteps = 10'080;  // a week of minutes-long steps
   static constexpr int kMaxGpus = 1 << 20;
-  static constexpr int64_t kMaxGpuSteps = int64_t{1} << 26;  // G * T: bounds every grid (256 MiB of int32)
+  static constexpr int64_t kMaxGpuSteps = int64_t{1}
+                                          << 26;  // G * T: bounds every grid (256 MiB of int32)
   static constexpr int kMaxJobs = 1'000'000;
   static constexpr int kMaxServices = 10'000;
   static constexpr int kMaxShapes = 16;
   static constexpr int kMaxNodeGroups = 1'024;
   static constexpr int kMaxDurationSteps = 1'000'000;
-  static constexpr int kMaxAbsStep = 1'000'000;       // arrival and start steps
+  static constexpr int kMaxAbsStep = 1'000'000;  // arrival and start steps
   static constexpr int kMaxIdLength = 256;
   static constexpr int kMaxStringLength = 65'536;
   static constexpr int kMaxNesting = 64;

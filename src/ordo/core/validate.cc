@@ -19,8 +19,8 @@ std::string Path(std::string_view list, size_t index) {
 
 Result<void> CheckPriority(double priority, const std::string& where) {
   if (!std::isfinite(priority) || priority <= 0 || priority > Limits::kMaxPriority) {
-    return FailInput(where + ".priority", "must be a number > 0 and <= 1e9 (got " +
-                                              std::to_string(priority) + ")");
+    return FailInput(where + ".priority",
+                     "must be a number > 0 and <= 1e9 (got " + std::to_string(priority) + ")");
   }
   return {};
 }
@@ -57,15 +57,14 @@ Result<void> CheckCluster(const Scenario& s) {
     }
     total += static_cast<long long>(group.nodes) * group.gpus_per_node;
     if (total > Limits::kMaxGpus) {
-      return FailInput("cluster.node_groups", "more than " + std::to_string(Limits::kMaxGpus) +
-                                                  " GPUs in all");
+      return FailInput("cluster.node_groups",
+                       "more than " + std::to_string(Limits::kMaxGpus) + " GPUs in all");
     }
   }
   if (total * s.horizon_steps > Limits::kMaxGpuSteps) {
-    return FailInput("horizon_steps", "GPUs x horizon_steps = " +
-                                          std::to_string(total * s.horizon_steps) +
-                                          " exceeds the limit of " +
-                                          std::to_string(Limits::kMaxGpuSteps));
+    return FailInput("horizon_steps",
+                     "GPUs x horizon_steps = " + std::to_string(total * s.horizon_steps) +
+                         " exceeds the limit of " + std::to_string(Limits::kMaxGpuSteps));
   }
   return {};
 }
@@ -91,13 +90,14 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
                        "must be a power of two (got " + std::to_string(shape.gpus) + ")");
     }
     if (shape.duration_steps < 1 || shape.duration_steps > Limits::kMaxDurationSteps) {
-      return FailInput(shape_where + ".duration_steps", "must be an integer from 1 to 1000000 (got " +
-                                                            std::to_string(shape.duration_steps) +
-                                                            ")");
+      return FailInput(shape_where + ".duration_steps",
+                       "must be an integer from 1 to 1000000 (got " +
+                           std::to_string(shape.duration_steps) + ")");
     }
   }
   if (job.checkpoint) {
-    if (job.checkpoint->every_steps < 1 || job.checkpoint->every_steps > Limits::kMaxDurationSteps) {
+    if (job.checkpoint->every_steps < 1 ||
+        job.checkpoint->every_steps > Limits::kMaxDurationSteps) {
       return FailInput(where + ".checkpoint.every_steps",
                        "must be an integer from 1 to 1000000 (got " +
                            std::to_string(job.checkpoint->every_steps) + ")");
@@ -118,15 +118,15 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
                      "must be <= 0 (got " + std::to_string(run.start_step) + ")");
   }
   if (run.start_step < job.arrival_step) {
-    return FailInput(where + ".running.start_step", "is before the job's arrival_step " +
-                                                        std::to_string(job.arrival_step));
+    return FailInput(where + ".running.start_step",
+                     "is before the job's arrival_step " + std::to_string(job.arrival_step));
   }
   if (run.progress_steps &&
       (*run.progress_steps < 0 || *run.progress_steps >= shape.duration_steps)) {
-    return FailInput(where + ".running.progress_steps",
-                     "must be from 0 to duration_steps - 1 = " +
-                         std::to_string(shape.duration_steps - 1) + " (got " +
-                         std::to_string(*run.progress_steps) + ")");
+    return FailInput(
+        where + ".running.progress_steps",
+        "must be from 0 to duration_steps - 1 = " + std::to_string(shape.duration_steps - 1) +
+            " (got " + std::to_string(*run.progress_steps) + ")");
   }
   if (run.restart_steps_left &&
       (*run.restart_steps_left < 0 || *run.restart_steps_left > Limits::kMaxDurationSteps)) {
@@ -136,10 +136,10 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
   }
   // Without progress_steps the job has worked since its start, so it ended at start + duration;
   // with it, its end o + duration - p is after step 0 by the check above.
-  if (!run.progress_steps &&
-      static_cast<long long>(run.start_step) + shape.duration_steps <= 0) {
+  if (!run.progress_steps && static_cast<long long>(run.start_step) + shape.duration_steps <= 0) {
     return FailInput(where + ".running.start_step",
-                     "the job ended at step " + std::to_string(run.start_step + shape.duration_steps) +
+                     "the job ended at step " +
+                         std::to_string(run.start_step + shape.duration_steps) +
                          ", before step 0: it is no longer running");
   }
   if (!s.cluster.IsAlignedBlock(run.first_gpu, shape.gpus)) {
@@ -164,8 +164,8 @@ Result<void> CheckService(const Scenario& s, size_t i) {
   if (auto ok = CheckRequirement(service.requirement, where); !ok) return ok;
   if (service.min_gpus < 0) return FailInput(where + ".min_gpus", "must be >= 0");
   if (service.max_gpus < service.min_gpus) {
-    return FailInput(where + ".max_gpus", "must be >= min_gpus (" +
-                                              std::to_string(service.min_gpus) + ")");
+    return FailInput(where + ".max_gpus",
+                     "must be >= min_gpus (" + std::to_string(service.min_gpus) + ")");
   }
   if (service.max_change_per_step && *service.max_change_per_step < 0) {
     return FailInput(where + ".max_change_per_step", "must be >= 0");
@@ -174,9 +174,9 @@ Result<void> CheckService(const Scenario& s, size_t i) {
     return FailInput(where + ".current_gpus", "must be >= 0");
   }
   if (service.demand.size() != static_cast<size_t>(s.horizon_steps)) {
-    return FailInput(where + ".demand", "must have horizon_steps = " +
-                                            std::to_string(s.horizon_steps) + " entries (got " +
-                                            std::to_string(service.demand.size()) + ")");
+    return FailInput(where + ".demand",
+                     "must have horizon_steps = " + std::to_string(s.horizon_steps) +
+                         " entries (got " + std::to_string(service.demand.size()) + ")");
   }
   for (size_t t = 0; t < service.demand.size(); ++t) {
     if (service.demand[t] < 0) {
@@ -187,12 +187,12 @@ Result<void> CheckService(const Scenario& s, size_t i) {
   const std::vector<int> ceiling = ServiceCeiling(s, static_cast<int>(i));
   for (int t = 0; t < s.horizon_steps; ++t) {
     if (floor[t] > ceiling[t]) {
-      return FailInput(where + ".current_gpus",
-                       "with max_change_per_step " + std::to_string(*service.max_change_per_step) +
-                           " the service cannot get from current_gpus " +
-                           std::to_string(*service.current_gpus) + " into [min_gpus, max_gpus] = [" +
-                           std::to_string(service.min_gpus) + ", " +
-                           std::to_string(service.max_gpus) + "] at step " + std::to_string(t));
+      return FailInput(
+          where + ".current_gpus",
+          "with max_change_per_step " + std::to_string(*service.max_change_per_step) +
+              " the service cannot get from current_gpus " + std::to_string(*service.current_gpus) +
+              " into [min_gpus, max_gpus] = [" + std::to_string(service.min_gpus) + ", " +
+              std::to_string(service.max_gpus) + "] at step " + std::to_string(t));
     }
   }
   return {};
@@ -249,8 +249,8 @@ Result<void> CheckFloorsFit(const Scenario& s) {
     free_in_group[g] = cluster.group_gpus(static_cast<int>(g));
   }
   for (const Job& job : s.jobs) {
-    if (job.running) free_in_group[cluster.group_of(job.running->first_gpu)] -=
-        job.shapes.front().gpus;
+    if (job.running)
+      free_in_group[cluster.group_of(job.running->first_gpu)] -= job.shapes.front().gpus;
   }
   // Group kinds: groups with the same type and memory are interchangeable for services.
   std::map<std::pair<std::string, double>, long long> kinds;
@@ -365,8 +365,8 @@ Result<void> ValidateScenario(const Scenario& s) {
     return FailInput("step_minutes", "must be an integer from 1 to 10080");
   }
   if (s.horizon_steps < 1 || s.horizon_steps > Limits::kMaxHorizonSteps) {
-    return FailInput("horizon_steps", "must be an integer from 1 to " +
-                                          std::to_string(Limits::kMaxHorizonSteps));
+    return FailInput("horizon_steps",
+                     "must be an integer from 1 to " + std::to_string(Limits::kMaxHorizonSteps));
   }
   if (!std::isfinite(s.objective.time_decay) || s.objective.time_decay < 0 ||
       s.objective.time_decay > 1) {
@@ -377,10 +377,10 @@ Result<void> ValidateScenario(const Scenario& s) {
     return FailInput("objective.unmet_penalty_multiplier", "must be a number from 0 to 1e6");
   }
   if (auto ok = CheckCluster(s); !ok) return ok;
-  if (s.cluster.total_gpus() !=
-      [&] {
+  if (s.cluster.total_gpus() != [&] {
         long long total = 0;
-        for (const auto& g : s.cluster.groups) total += static_cast<long long>(g.nodes) * g.gpus_per_node;
+        for (const auto& g : s.cluster.groups)
+          total += static_cast<long long>(g.nodes) * g.gpus_per_node;
         return total;
       }()) {
     return Fail(Error{ErrorCode::kInternal, "cluster", "Cluster::Index() was not called"});

@@ -1,9 +1,10 @@
 // Planning priorities: what a rolling planner is told a waiting job is worth, so that re-deciding
 // every step does not let a small or low-priority job lose every re-plan forever. Shared by the
 // simulator, `ordo serve` and `ordo slurm`: each keeps one UsageLedger per cluster, feeds it what
-// every tenant held at each step, and sets a waiting job's scenario priority to PlanningPriority(...)
-// before it asks a policy for a plan. Reported value and metrics stay in BASE priorities: the
-// planning priority is only what the planner optimises (docs/simulator.md, "Starvation").
+// every tenant held at each step, and sets a waiting job's scenario priority to
+// PlanningPriority(...) before it asks a policy for a plan. Reported value and metrics stay in BASE
+// priorities: the planning priority is only what the planner optimises (docs/simulator.md,
+// "Starvation").
 //
 // What it does. planning = base x age x fair_share, and past the wait bound base + bound_priority:
 //   * age = min(aging.cap, 1 + aging.rate_per_hour x hours waited): a job gains `rate` of its base
@@ -11,10 +12,10 @@
 //     here because the planner's objective is priority x GPU-steps);
 //   * fair_share = clamp(2^(w x (1 - usage / share)), 2^-fair_share.max_exponent, 2^w), w =
 //     fair_share.weight: Slurm's classic 2^(-usage/share) rescaled so a tenant exactly at its
-//     share gets 1, an idle one 2^w and one far above its share tends to the floor. `usage` is the tenant's GPU-hours decayed with
-//     `half_life_hours`, over the cluster's capacity decayed the same way (a fraction of the
-//     cluster, like `share`); a tenant without a share (0) gets 1. Every factor stays > 0, so a
-//     planner still gives idle GPUs to whoever has work (borrowing).
+//     share gets 1, an idle one 2^w and one far above its share tends to the floor. `usage` is the
+//     tenant's GPU-hours decayed with `half_life_hours`, over the cluster's capacity decayed the
+//     same way (a fraction of the cluster, like `share`); a tenant without a share (0) gets 1.
+//     Every factor stays > 0, so a planner still gives idle GPUs to whoever has work (borrowing).
 //   * wait bound: a job that has waited `wait_bound_hours` or more (0: off) gets base +
 //     bound_priority, which dominates every job within the bound.
 // Guarantees: the result is finite, > 0 and non-decreasing in the hours waited; it is base
@@ -55,8 +56,9 @@ struct PlanningOptions {
 /// The defaults ordo plans with (tuned on one week of the ITP trace; docs/simulator.md).
 PlanningOptions DefaultPlanningOptions();
 
-/// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1), `fair_share.half_life_hours`,
-/// `fair_share.max_exponent`, `fair_share.weight`, `wait_bound_hours`, `bound_priority`, `size_exponent`.
+/// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1),
+/// `fair_share.half_life_hours`, `fair_share.max_exponent`, `fair_share.weight`,
+/// `wait_bound_hours`, `bound_priority`, `size_exponent`.
 [[nodiscard]] Result<void> ValidatePlanningOptions(const PlanningOptions& options);
 
 /// min(cap, 1 + rate x waited_hours); 1 for a negative wait.
@@ -79,7 +81,8 @@ class UsageLedger {
   UsageLedger(int tenants, double half_life_hours);
 
   /// One period of `hours` during which tenant t held used_gpus[t] GPUs of `capacity_gpus`: what
-  /// was recorded before decays by 2^(-hours / half_life) first. used_gpus has one entry per tenant.
+  /// was recorded before decays by 2^(-hours / half_life) first. used_gpus has one entry per
+  /// tenant.
   void Add(double hours, std::span<const double> used_gpus, double capacity_gpus);
 
   /// Decayed GPU-hours of tenant t over decayed GPU-hours of capacity; 0 before any period.

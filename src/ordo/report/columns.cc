@@ -6,11 +6,25 @@ namespace ordo::report {
 
 std::vector<Column> MetricColumns(bool with_study) {
   std::vector<Column> columns = {
-      {"policy", false}, {"utilization"},   {"allocated"},           {"value"},
-      {"gain vs fifo"},  {"started"},       {"completed"},           {"unmet RT GPU-steps"},
-      {"planning ms"},   {"fragmentation"}, {"shape-mismatch wait"}, {"objective"},
-      {"of best bound"}, {"wait mean h"},   {"wait p95 h"},          {"never started"},
-      {"p95 wait prio 1-3 h"}, {"p95 wait prio 4-7 h"}, {"p95 wait prio 8-10 h"},
+      {"policy", false},
+      {"utilization"},
+      {"allocated"},
+      {"value"},
+      {"gain vs fifo"},
+      {"started"},
+      {"completed"},
+      {"unmet RT GPU-steps"},
+      {"planning ms"},
+      {"fragmentation"},
+      {"shape-mismatch wait"},
+      {"objective"},
+      {"of best bound"},
+      {"wait mean h"},
+      {"wait p95 h"},
+      {"never started"},
+      {"p95 wait prio 1-3 h"},
+      {"p95 wait prio 4-7 h"},
+      {"p95 wait prio 8-10 h"},
   };
   if (with_study) {
     columns.insert(columns.end(),
@@ -23,8 +37,25 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
                                      bool with_study) {
   std::vector<std::string> cells;
   if (!run.plan) {
-    cells = {run.policy + " (failed)", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-             "-", "-", "-", "-", "-", "-", "-", "-", "-"};
+    cells = {run.policy + " (failed)",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-",
+             "-"};
   } else {
     const Metrics& m = run.metrics;
     std::string name = run.policy;
@@ -66,12 +97,18 @@ std::vector<std::string> MetricCells(const ScenarioResult& result, const PolicyR
 }
 
 std::vector<StudyColumn> StudySummaryColumns() {
-  return {{{"scenario", false}, false},   {{"study FIFO util"}, true},
-          {{"fifo util"}, false},          {{"study allocator util"}, true},
-          {{"ordo util"}, false},          {{"study gain"}, true},
-          {{"ordo gain"}, false},          {{"wait mean / p95 h, fifo"}, false},
-          {{"ordo"}, false},               {{"never started, fifo"}, false},
-          {{"ordo"}, false},               {{"ordo planning ms"}, false},
+  return {{{"scenario", false}, false},
+          {{"study FIFO util"}, true},
+          {{"fifo util"}, false},
+          {{"study allocator util"}, true},
+          {{"ordo util"}, false},
+          {{"study gain"}, true},
+          {{"ordo gain"}, false},
+          {{"wait mean / p95 h, fifo"}, false},
+          {{"ordo"}, false},
+          {{"never started, fifo"}, false},
+          {{"ordo"}, false},
+          {{"ordo planning ms"}, false},
           {{"study ms"}, true}};
 }
 

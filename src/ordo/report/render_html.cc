@@ -115,8 +115,8 @@ std::string Summary(const Comparison& comparison) {
   if (rows.empty()) return "";
   std::string header = "<tr>";
   for (const StudyColumn& c : columns) {
-    header += std::string(c.study ? "<th class=\"study\">" : "<th>") +
-              HtmlEscape(c.column.header) + "</th>";
+    header += std::string(c.study ? "<th class=\"study\">" : "<th>") + HtmlEscape(c.column.header) +
+              "</th>";
   }
   header += "</tr>\n";
   return "<h2>Against the study</h2>\n<p>ordo's numbers on the scenarios that re-create the "

@@ -15,7 +15,8 @@ namespace {
 std::string PipeTable(const std::vector<Column>& columns,
                       const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(columns.size(), 3);
-  for (size_t c = 0; c < columns.size(); ++c) width[c] = std::max(width[c], columns[c].header.size());
+  for (size_t c = 0; c < columns.size(); ++c)
+    width[c] = std::max(width[c], columns[c].header.size());
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size() && c < width.size(); ++c) {
       width[c] = std::max(width[c], row[c].size());
@@ -83,12 +84,13 @@ std::string RenderTable(const Comparison& comparison) {
 
 std::string RenderMarkdown(const Comparison& comparison) {
   std::string out = "# ordo compare\n\n";
-  out += std::to_string(comparison.scenarios.size()) + " scenarios x " +
-         std::to_string(comparison.policies.size()) +
-         " policies. Every plan was checked against the spec's rules (CheckPlan) and measured from "
-         "the scenario and the plan. Gains are in value over `fifo` on the same scenario. The "
-         "study's figures are its own (FIFO on the `fifo` row, its allocator on the `ordo` row), in "
-         "its own units: compare gains and utilizations, not values. Definitions: docs/cli.md.\n\n";
+  out +=
+      std::to_string(comparison.scenarios.size()) + " scenarios x " +
+      std::to_string(comparison.policies.size()) +
+      " policies. Every plan was checked against the spec's rules (CheckPlan) and measured from "
+      "the scenario and the plan. Gains are in value over `fifo` on the same scenario. The "
+      "study's figures are its own (FIFO on the `fifo` row, its allocator on the `ordo` row), in "
+      "its own units: compare gains and utilizations, not values. Definitions: docs/cli.md.\n\n";
 
   // The summary against the study, for the scenarios that re-create it.
   std::vector<std::vector<std::string>> summary;
@@ -99,9 +101,10 @@ std::string RenderMarkdown(const Comparison& comparison) {
     std::vector<Column> header;
     for (const StudyColumn& c : StudySummaryColumns()) header.push_back(c.column);
     out += "## Against the study\n\n";
-    out += "The study's figures beside ours on the scenarios that re-create it "
-           "(scenarios/README.md says how they were calibrated, on FIFO alone). Waits count a job "
-           "never started up to the horizon's end.\n\n";
+    out +=
+        "The study's figures beside ours on the scenarios that re-create it "
+        "(scenarios/README.md says how they were calibrated, on FIFO alone). Waits count a job "
+        "never started up to the horizon's end.\n\n";
     out += PipeTable(header, summary);
     out += "\n";
   }

@@ -57,8 +57,14 @@ Table WaitClassTable(const PeriodRows& rows) {
 
 Table TenantTable(const sim::World& world, const sim::SimReport& report) {
   Table t;
-  t.header = {"run", "tenant", "share GPUs", "period", "GPU-h",
-              "demand GPU-h", "min(demand, share) GPU-h", "held / entitled"};
+  t.header = {"run",
+              "tenant",
+              "share GPUs",
+              "period",
+              "GPU-h",
+              "demand GPU-h",
+              "min(demand, share) GPU-h",
+              "held / entitled"};
   const int total = world.cluster.total_gpus();
   auto add = [&](const std::string& period, const sim::PeriodMetrics& m) {
     for (size_t k = 0; k < m.tenants.size() && k < world.tenants.size(); ++k) {

@@ -3,7 +3,8 @@
 namespace ordo::report {
 
 const std::vector<StudyFigures>& StudyTable() {
-  // Copied from ../shared/docs/study.md; the values are the study's, in its own (unpublished) units.
+  // Copied from ../shared/docs/study.md; the values are the study's, in its own (unpublished)
+  // units.
   static const std::vector<StudyFigures> table = {
       {"mixed-control", "mixed control", 0.516, 0.724, 7093, 10980, 0.548, 1},
       {"realtime-contention", "real-time contention", 0.750, 0.802, 3233, 4029, 0.246, 1},

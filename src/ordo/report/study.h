@@ -11,13 +11,13 @@ namespace ordo::report {
 
 /// One row of the study's table: FIFO → the study's allocator, same hardware and work.
 struct StudyFigures {
-  std::string scenario;  // the `name` of the scenario file that re-creates it
-  std::string label;     // the study's own wording
+  std::string scenario;              // the `name` of the scenario file that re-creates it
+  std::string label;                 // the study's own wording
   double fifo_utilization = 0;       // fraction, 0.516 for 51.6%
   double allocator_utilization = 0;  // fraction
   double fifo_value = 0;
   double allocator_value = 0;
-  double value_gain = 0;             // fraction, as published (0.548 for +54.8%)
+  double value_gain = 0;  // fraction, as published (0.548 for +54.8%)
   double heuristic_latency_ms = 0;
 };
 

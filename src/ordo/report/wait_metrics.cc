@@ -162,7 +162,8 @@ WaitMetrics ComputeWaitMetrics(const Scenario& s, const Plan& plan) {
       if (!has_block && free_gpus >= smallest[j]) ++m.shape_mismatch_job_steps;
     }
   }
-  m.fragmentation = static_cast<double>(m.fragmented_gpu_steps) / (static_cast<double>(gpus) * horizon);
+  m.fragmentation =
+      static_cast<double>(m.fragmented_gpu_steps) / (static_cast<double>(gpus) * horizon);
   if (m.waiting_job_steps > 0) {
     m.shape_mismatch_share =
         static_cast<double>(m.shape_mismatch_job_steps) / static_cast<double>(m.waiting_job_steps);

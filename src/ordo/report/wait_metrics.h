@@ -1,8 +1,8 @@
-// Two measures the spec does not define but the report shows (docs/cli.md, "Metrics"): how much free
-// capacity no waiting job could use (fragmentation), and how much of the waiting happened although
-// enough GPUs were free, because none of them formed a block the job could take (shape mismatch).
-// Computed from a scenario and a plan alone, like the spec's metrics. Also how long jobs wait
-// (mean, p95, never started, by priority class).
+// Two measures the spec does not define but the report shows (docs/cli.md, "Metrics"): how much
+// free capacity no waiting job could use (fragmentation), and how much of the waiting happened
+// although enough GPUs were free, because none of them formed a block the job could take (shape
+// mismatch). Computed from a scenario and a plan alone, like the spec's metrics. Also how long jobs
+// wait (mean, p95, never started, by priority class).
 #pragma once
 
 #include <array>

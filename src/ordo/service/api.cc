@@ -128,9 +128,10 @@ HttpServer::Match HttpServer::Find(const Request& request) const {
                                      path.size() - route.prefix.size() - route.suffix.size());
         if (IsSafeId(id, kMaxIdLength)) return {&route, std::move(id)};
         // A job may be named by its qualified id `tenant/id` (state.h), as the admin sees it.
-        if (const size_t cut = id.find('/');
-            route.prefix == "/v1/jobs/" && cut != std::string::npos &&
-            IsSafeId(id.substr(0, cut), kMaxIdLength) && IsSafeId(id.substr(cut + 1), kMaxIdLength)) {
+        if (const size_t cut = id.find('/'); route.prefix == "/v1/jobs/" &&
+                                             cut != std::string::npos &&
+                                             IsSafeId(id.substr(0, cut), kMaxIdLength) &&
+                                             IsSafeId(id.substr(cut + 1), kMaxIdLength)) {
           return {&route, std::move(id)};
         }
         break;
@@ -237,7 +238,8 @@ HttpServer::HttpServer(Engine& engine, Logger& log, HttpOptions options)
   add("GET", Kind::kExact, "/v1/services", "", "/v1/services",
       json(200, [e](const Principal& who, const Request&, Id) { return e->ListServices(who); }));
   add("GET", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
-      json(200, [e](const Principal& who, const Request&, Id id) { return e->GetService(who, id); }));
+      json(200,
+           [e](const Principal& who, const Request&, Id id) { return e->GetService(who, id); }));
   add("PUT", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
       json(200, [e](const Principal& who, const Request& req, Id id) -> ApiResult<Json> {
         auto body = ParseBody(req);

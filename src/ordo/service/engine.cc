@@ -106,9 +106,9 @@ Result<std::unique_ptr<Engine>> Engine::Open(ServiceConfig config, EngineOptions
   popts.time_limit_s = engine->options_.fast_time_limit_s;
   auto checked = SolveChecked(**fast, fallback->get(), kModeFast, *planned, popts, scenario.get());
   if (!checked) return Fail(checked.error());
-  engine->plan_ = std::make_shared<const AdoptedPlan>(engine->published_.version,
-                                                      engine->published_.next_step, scenario,
-                                                      planned, std::move(*checked), engine->Now());
+  engine->plan_ =
+      std::make_shared<const AdoptedPlan>(engine->published_.version, engine->published_.next_step,
+                                          scenario, planned, std::move(*checked), engine->Now());
   return engine;
 }
 
@@ -406,7 +406,8 @@ ApiResult<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,
   }
   return ApiFail(400, field,
                  "is above tenant " + tenant->name + "'s max_priority (" +
-                     PriorityText(job.priority) + " > " + PriorityText(*tenant->max_priority) + ")");
+                     PriorityText(job.priority) + " > " + PriorityText(*tenant->max_priority) +
+                     ")");
 }
 
 ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
@@ -893,10 +894,9 @@ void Engine::FastLoop() {
     }
     const double objective = checked->plan.metrics.objective;
     const size_t jobs = checked->plan.jobs.size();
-    const bool adopted = Adopt(
-        std::make_shared<const AdoptedPlan>(version, base, scenario, planned, std::move(*checked),
-                                            Now()),
-        false);
+    const bool adopted = Adopt(std::make_shared<const AdoptedPlan>(version, base, scenario, planned,
+                                                                   std::move(*checked), Now()),
+                               false);
     plans_.Inc(Labels({{"mode", "fast"}, {"outcome", adopted ? "adopted" : "stale"}}));
     log_->Debug("plan_adopted", {{"mode", "fast"},
                                  {"version", version},

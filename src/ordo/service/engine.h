@@ -243,7 +243,7 @@ class Engine {
   bool dirty_ = false;
   std::atomic<bool> stop_{false};
   std::atomic<bool> planning_stop_{false};  // StopPlanning(): every planner returns early
-  std::atomic<bool> full_stop_{false};  // tells a running full solve to return early
+  std::atomic<bool> full_stop_{false};      // tells a running full solve to return early
   std::atomic<bool> full_running_{false};
   std::mutex full_mutex_;  // one full solve at a time
 

@@ -111,7 +111,8 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       }
       const JobExplanation* why = plan->Explain(job.id);
       if (why != nullptr) {
-        const JobExplanation shown = redact.Explanation(*why, plan->plan().policy, plan->base_step());
+        const JobExplanation shown =
+            redact.Explanation(*why, plan->plan().policy, plan->base_step());
         out["reason"] = std::string(io::WaitReasonName(shown.reason));
         out["message"] = shown.message;
         if (!shown.blocking_id.empty()) out["blocking_id"] = shown.blocking_id;
@@ -798,7 +799,8 @@ std::string Engine::MetricsText() {
   auto plan = CurrentPlan();
   std::string out;
   AppendFamily(out, "ordo_build_info", "gauge", "The running build (value 1)");
-  AppendSample(out, "ordo_build_info", Labels({{"version", ORDO_VERSION}, {"cbc", solver::HasCbc() ? "true" : "false"}}),
+  AppendSample(out, "ordo_build_info",
+               Labels({{"version", ORDO_VERSION}, {"cbc", solver::HasCbc() ? "true" : "false"}}),
                1);
   {
     std::shared_lock lock(state_mutex_);

@@ -37,9 +37,9 @@ void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& 
   checked.plan.metrics.solver = solver;
 }
 
-std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
-                                                    const Plan& plan,
-                                                    std::chrono::steady_clock::time_point deadline) {
+std::vector<JobExplanation> ExplainInBasePriorities(
+    const Scenario& planned, const Scenario& report, const Plan& plan,
+    std::chrono::steady_clock::time_point deadline) {
   std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan, deadline);
   if (&planned == &report) return out;
   std::unordered_map<std::string_view, double> base;
@@ -113,9 +113,10 @@ std::optional<Cut> FindCut(const CheckedPlan& checked, const PolicyOptions& opti
                  "improved where a smaller model fitted"};
     }
     if (solver->status != "optimal") {
-      return Cut{"time_limit", "time_limit_s ended the search before the plan was proven "
-                               "optimal (relative gap " +
-                                   std::to_string(solver->gap) + ")"};
+      return Cut{"time_limit",
+                 "time_limit_s ended the search before the plan was proven "
+                 "optimal (relative gap " +
+                     std::to_string(solver->gap) + ")"};
     }
     return std::nullopt;
   }

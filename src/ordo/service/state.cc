@@ -113,8 +113,7 @@ Scenario PlanningScenario(const Scenario& scenario, const State& state, const Fr
   std::vector<double> fair_share(tenancy.names.size(), 1.0);
   for (size_t t = 0; t < tenancy.names.size(); ++t) {
     const double usage = state.usage ? state.usage->UsageFraction(static_cast<int>(t)) : 0;
-    fair_share[t] =
-        priority::FairShareFactor(usage, tenancy.shares[t], tenancy.options.fair_share);
+    fair_share[t] = priority::FairShareFactor(usage, tenancy.shares[t], tenancy.options.fair_share);
   }
   for (Job& job : out.jobs) {
     if (job.running) continue;

@@ -196,8 +196,9 @@ void RecordUsage(State& state, const CommittedStep& step, const Frame& frame);
 
 /// Commits step 0 of `plan` (legal for `scenario`, which BuildScenario made from `state`): jobs
 /// planned to start at 0 become running, services keep the GPUs of step 0, the step is recorded
-/// with its figures (value in the jobs' base priorities, whatever `scenario` planned with); next_step advances and jobs that end there become done. Returns the step and
-/// fills `changed_jobs` with the seqs of the jobs whose record changed.
+/// with its figures (value in the jobs' base priorities, whatever `scenario` planned with);
+/// next_step advances and jobs that end there become done. Returns the step and fills
+/// `changed_jobs` with the seqs of the jobs whose record changed.
 CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& plan,
                          std::string_view policy, std::vector<int64_t>& changed_jobs);
 

@@ -99,8 +99,8 @@ void CheckCommitted(const World& world, const SimRun& run, const std::string& la
                     std::vector<std::string>& problems) {
   const CommittedTimeline timeline = BuildCommittedTimeline(world, run);
   if (auto ok = ValidateScenario(timeline.scenario); !ok) {
-    problems.push_back(label + ": the committed timeline is not a valid scenario: " +
-                       ok.error().ToString());
+    problems.push_back(
+        label + ": the committed timeline is not a valid scenario: " + ok.error().ToString());
   }
   for (const Violation& v : CheckPlan(timeline.scenario, timeline.plan)) {
     problems.push_back(label + ": committed timeline: " + FormatViolation(v));
@@ -126,8 +126,7 @@ Result<Experiment> RunExperiment(const std::vector<NoiseLevel>& levels,
       std::string label = spec.label;
       if (!level.name.empty()) {
         label += " (" + level.name +
-                 (level.label_seed ? ", seed " + std::to_string(level.seed) : "") +
-                 ")";
+                 (level.label_seed ? ", seed " + std::to_string(level.seed) : "") + ")";
       }
       if (options.progress) o.progress = options.progress(label);
       auto run = Simulate(*resolved, **policy, o);

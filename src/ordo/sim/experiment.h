@@ -39,9 +39,9 @@ struct RunSpec {
 
 /// One world of an experiment: the given world, or one noise level of a sweep with one noise seed.
 struct NoiseLevel {
-  std::string name;   // "traffic noise 0.3"; empty outside a sweep
-  size_t index = 0;   // of the sweep's value
-  uint64_t seed = 1;  // noise seed
+  std::string name;         // "traffic noise 0.3"; empty outside a sweep
+  size_t index = 0;         // of the sweep's value
+  uint64_t seed = 1;        // noise seed
   bool label_seed = false;  // several seeds per level: run labels name the seed
   World world;
 };

@@ -23,15 +23,15 @@ struct RandomWorldOptions {
   uint64_t seed = 1;
   int nodes = 2;
   int gpus_per_node = 8;
-  int groups = 1;           // node groups of different GPU types ("a", "b", ...); nodes split
+  int groups = 1;  // node groups of different GPU types ("a", "b", ...); nodes split
   int days = 2;
   int step_minutes = 60;
   int horizon_steps = 24;
-  double load = 1.2;        // offered batch GPU-hours / capacity left by the services' mean
+  double load = 1.2;  // offered batch GPU-hours / capacity left by the services' mean
   int services = 1;
-  double service_share = 0.3;  // the services' summed peak, as a share of the cluster
-  double duration_noise = 0;   // sigma of the world's duration_noise (0: exact forecasts)
-  double traffic_noise = 0;    // sigma of the world's traffic_noise (0: exact demand)
+  double service_share = 0.3;       // the services' summed peak, as a share of the cluster
+  double duration_noise = 0;        // sigma of the world's duration_noise (0: exact forecasts)
+  double traffic_noise = 0;         // sigma of the world's traffic_noise (0: exact demand)
   double requirement_fraction = 0;  // share of jobs that ask for group "a"'s GPU type
 };
 

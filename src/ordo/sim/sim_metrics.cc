@@ -37,9 +37,12 @@ int PriorityClass(double priority) {
 
 const char* PriorityClassName(int priority_class) {
   switch (priority_class) {
-    case 0: return "1-3";
-    case 1: return "4-7";
-    default: return "8-10";
+    case 0:
+      return "1-3";
+    case 1:
+      return "4-7";
+    default:
+      return "8-10";
   }
 }
 

@@ -40,7 +40,7 @@ struct WaitStats {
 
 /// Priority classes of the wait tables: 1-3, 4-7, 8-10.
 inline constexpr int kPriorityClasses = 3;
-int PriorityClass(double priority);  // 0: <= 3, 1: <= 7, 2: above
+int PriorityClass(double priority);                 // 0: <= 3, 1: <= 7, 2: above
 const char* PriorityClassName(int priority_class);  // "1-3", "4-7", "8-10"
 
 struct TenantUse {

@@ -14,10 +14,14 @@ namespace ordo::sim {
 
 std::string_view TriggerName(Trigger trigger) {
   switch (trigger) {
-    case Trigger::kStart: return "start";
-    case Trigger::kCadence: return "cadence";
-    case Trigger::kArrival: return "arrival";
-    case Trigger::kConflict: return "conflict";
+    case Trigger::kStart:
+      return "start";
+    case Trigger::kCadence:
+      return "cadence";
+    case Trigger::kArrival:
+      return "arrival";
+    case Trigger::kConflict:
+      return "conflict";
   }
   return "unknown";
 }
@@ -111,10 +115,10 @@ class Run {
     if (!opt_.planning) return wj.priority;
     const double waited_hours = std::max(0, s - wj.arrival_step) * (w_.step_minutes / 60.0);
     const int t = tenant_of_[j];
-    const double fair_share =
-        t < 0 ? 1
-              : priority::FairShareFactor(ledger_->UsageFraction(t), share_[t],
-                                          opt_.planning->fair_share);
+    const double fair_share = t < 0
+                                  ? 1
+                                  : priority::FairShareFactor(ledger_->UsageFraction(t), share_[t],
+                                                              opt_.planning->fair_share);
     // The job's smallest forecast GPU-hours (the planner's view of its size).
     double gpu_hours = 0;
     for (const ResolvedShape& shape : r_.jobs[j].shapes) {
@@ -237,8 +241,8 @@ class Run {
       sc.services.push_back(std::move(svc));
     }
     if (auto ok = ValidateScenario(sc); !ok) {
-      return Fail(Internal(s, "the planner's view is not a valid scenario: " +
-                                  ok.error().ToString()));
+      return Fail(
+          Internal(s, "the planner's view is not a valid scenario: " + ok.error().ToString()));
     }
 
     PolicyOptions po;
@@ -246,8 +250,9 @@ class Run {
     po.seed = opt_.seed;
     const auto started = std::chrono::steady_clock::now();
     Result<Plan> plan = policy_.Solve(sc, po);
-    const double ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - started).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
     if (!plan) {
       Error e = plan.error();
       e.message = "step " + std::to_string(s) + ": policy " + std::string(policy_.name()) +
@@ -364,8 +369,8 @@ class Run {
 
 Result<SimRun> Simulate(const ResolvedWorld& resolved, Policy& policy, const SimOptions& options) {
   if (options.replan_every < 1) {
-    return FailInput("replan_every", "must be at least 1 step (got " +
-                                         std::to_string(options.replan_every) + ")");
+    return FailInput("replan_every",
+                     "must be at least 1 step (got " + std::to_string(options.replan_every) + ")");
   }
   if (!(options.time_limit_s >= 0)) return FailInput("time_limit_s", "must be >= 0");
   if (options.planning) {

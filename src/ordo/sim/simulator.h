@@ -77,7 +77,7 @@ struct JobOutcome {
   int world_index = 0;
   std::optional<int> start_step;  // absolute; empty: never started inside the window
   int first_gpu = 0;
-  int shape = 0;           // index into the world job's shapes
+  int shape = 0;  // index into the world job's shapes
   int gpus = 0;
   int actual_steps = 0;    // what it really ran (may end past the window)
   int forecast_steps = 0;  // what the planner was told for that shape
@@ -87,17 +87,17 @@ struct JobOutcome {
 struct Decision {
   int step = 0;
   Trigger trigger = Trigger::kStart;
-  double plan_ms = 0;     // wall time of Policy::Solve
-  int jobs_queued = 0;    // arrived, not started
+  double plan_ms = 0;   // wall time of Policy::Solve
+  int jobs_queued = 0;  // arrived, not started
   int jobs_running = 0;
-  int jobs_started = 0;   // started at this step by this plan
+  int jobs_started = 0;  // started at this step by this plan
 };
 
 /// A committed timeline: what the cluster really did.
 struct SimRun {
   std::string policy;
-  SimOptions options;  // progress cleared
-  int steps = 0;       // the window
+  SimOptions options;            // progress cleared
+  int steps = 0;                 // the window
   std::vector<JobOutcome> jobs;  // world order, only jobs arriving inside the window
   /// service_gpus[i][t]: the GPU ids service i held at step t.
   std::vector<std::vector<std::vector<int>>> service_gpus;
@@ -109,7 +109,8 @@ struct SimRun {
 /// Runs `policy` through `world` (which passed ValidateWorld). Errors: an invalid option
 /// (kInvalidInput, field `replan_every`), a scenario the simulator built that fails validation or
 /// a plan that breaks a rule (kInternal: a bug, reported with the step), or the policy's own error.
-[[nodiscard]] Result<SimRun> Simulate(const World& world, Policy& policy, const SimOptions& options);
+[[nodiscard]] Result<SimRun> Simulate(const World& world, Policy& policy,
+                                      const SimOptions& options);
 
 /// The same on a world already resolved (ResolveWorld): several runs of one world share the noise
 /// draws and the forecaster's fits, which are the costly part of resolving.

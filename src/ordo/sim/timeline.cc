@@ -71,11 +71,20 @@ std::string Escape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -413,8 +422,8 @@ std::string MetricsRow(const std::string& name, const PeriodMetrics& m, int step
   row += "<td>" + Fmt("%.1f%%", 100 * m.utilization) + "</td><td>" +
          Fmt("%.1f%%", 100 * m.allocated_utilization) + "</td>";
   row += "<td>" + std::to_string(m.realtime_unmet_gpu_steps) + "</td>";
-  row += "<td>" + std::to_string(m.jobs_started) + "</td><td>" +
-         std::to_string(m.jobs_completed) + "</td>";
+  row += "<td>" + std::to_string(m.jobs_started) + "</td><td>" + std::to_string(m.jobs_completed) +
+         "</td>";
   row += "<td>" + Fmt("%.2f", m.wait_all.mean_hours) + "</td><td>" +
          Fmt("%.2f", m.wait_all.p95_hours) + "</td><td>" + std::to_string(m.wait_all.unstarted) +
          "</td>";

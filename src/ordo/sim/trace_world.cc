@@ -64,8 +64,8 @@ Result<double> Number(std::string_view text, const std::string& what, int row) {
   double v = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || !std::isfinite(v)) {
-    return FailInput(what, "row " + std::to_string(row) + ": \"" + std::string(text) +
-                               "\" is not a number");
+    return FailInput(
+        what, "row " + std::to_string(row) + ": \"" + std::string(text) + "\" is not a number");
   }
   return v;
 }
@@ -93,16 +93,18 @@ struct TraceJob {
 Result<std::vector<double>> ServeGenHours(std::string_view csv, const std::string& model,
                                           int* gap_hours) {
   std::map<int, std::pair<double, bool>> hours;  // hour -> (rate, gap)
-  auto ok = ForEachRow(csv, "servegen", {"model", "hour_index", "mean_rate_rps", "min_10min_rate_rps"},
-                       [&](int row, const std::vector<std::string_view>& f) -> Result<void> {
-                         if (f[0] != model) return {};
-                         auto h = Number(f[1], "servegen", row);
-                         auto r = Number(f[2], "servegen", row);
-                         auto lo = Number(f[3], "servegen", row);
-                         if (!h || !r || !lo) return FailInput("servegen", "row " + std::to_string(row) + " is malformed");
-                         hours[static_cast<int>(*h)] = {*r, *lo <= 0};
-                         return {};
-                       });
+  auto ok =
+      ForEachRow(csv, "servegen", {"model", "hour_index", "mean_rate_rps", "min_10min_rate_rps"},
+                 [&](int row, const std::vector<std::string_view>& f) -> Result<void> {
+                   if (f[0] != model) return {};
+                   auto h = Number(f[1], "servegen", row);
+                   auto r = Number(f[2], "servegen", row);
+                   auto lo = Number(f[3], "servegen", row);
+                   if (!h || !r || !lo)
+                     return FailInput("servegen", "row " + std::to_string(row) + " is malformed");
+                   hours[static_cast<int>(*h)] = {*r, *lo <= 0};
+                   return {};
+                 });
   if (!ok) return Fail(ok.error());
   if (hours.empty()) return FailInput("servegen", "no rows for model \"" + model + "\"");
   const int n = hours.rbegin()->first + 1;
@@ -121,9 +123,12 @@ Result<std::vector<double>> ServeGenHours(std::string_view csv, const std::strin
     const double rb = b < n ? rate[b] : -1;
     if (ra < 0 && rb < 0) return FailInput("servegen", "model \"" + model + "\" has no valid hour");
     for (int k = h; k < b; ++k) {
-      if (ra < 0) rate[k] = rb;
-      else if (rb < 0) rate[k] = ra;
-      else rate[k] = ra + (rb - ra) * (k - a) / static_cast<double>(b - a);
+      if (ra < 0)
+        rate[k] = rb;
+      else if (rb < 0)
+        rate[k] = ra;
+      else
+        rate[k] = ra + (rb - ra) * (k - a) / static_cast<double>(b - a);
     }
     gaps += b - h - 1;
     h = b - 1;
@@ -184,14 +189,16 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
     }
     if (o.demand_forecast == DemandForecastKind::kSeasonalNaive) {
       if (first_hour < 168) {
-        return FailInput("servegen_start_day", "a seasonal-naive forecast needs a week of history "
-                                               "before the window (start day >= 7)");
+        return FailInput("servegen_start_day",
+                         "a seasonal-naive forecast needs a week of history "
+                         "before the window (start day >= 7)");
       }
       for (int t = 0; t < total_steps; ++t) s.forecast_rate.push_back(step_rate(t, -168));
     } else if (o.demand_forecast == DemandForecastKind::kForecaster) {
       if (first_hour < 24) {
-        return FailInput("servegen_start_day", "the forecaster needs at least a day of history "
-                                               "before the window (start day >= 1)");
+        return FailInput("servegen_start_day",
+                         "the forecaster needs at least a day of history "
+                         "before the window (start day >= 1)");
       }
       ServiceForecaster f;
       f.quantile = o.forecast_quantile;
@@ -207,8 +214,8 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
     s.max_gpus = std::min(G, 2 * peak_gpus);
     s.max_change_per_step = std::max(
         1, static_cast<int>(std::lround(o.churn_per_hour * peak_gpus * o.step_minutes / 60.0)));
-    s.current_gpus = std::min(s.max_gpus, std::max(1, GpusForRate(s.rate[0], s.per_gpu_rate,
-                                                                  s.headroom)));
+    s.current_gpus =
+        std::min(s.max_gpus, std::max(1, GpusForRate(s.rate[0], s.per_gpu_rate, s.headroom)));
     for (int t = 0; t < steps; ++t) {
       service_gpu_steps += GpusForRate(s.rate[t], s.per_gpu_rate, s.headroom);
     }
@@ -220,21 +227,21 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
   const double start_s = o.start_day * 86400.0;
   const double end_s = start_s + steps * step_s;
   std::vector<TraceJob> trace;
-  auto ok = ForEachRow(itp_csv, "itp", {"cluster", "job_id", "submission_time", "duration", "num_gpu"},
-                       [&](int row, const std::vector<std::string_view>& f) -> Result<void> {
-                         if (f[0] != o.itp_cluster) return {};
-                         auto submit = Number(f[2], "itp", row);
-                         if (!submit) return Fail(submit.error());
-                         if (*submit < start_s || *submit >= end_s) return {};
-                         auto duration = Number(f[3], "itp", row);
-                         if (!duration) return Fail(duration.error());
-                         auto gpus = Number(f[4], "itp", row);
-                         if (!gpus) return Fail(gpus.error());
-                         if (*gpus < 1 || *duration <= 0) return {};
-                         trace.push_back(TraceJob{std::string(f[1]), *submit, *duration,
-                                                  static_cast<int>(*gpus)});
-                         return {};
-                       });
+  auto ok = ForEachRow(
+      itp_csv, "itp", {"cluster", "job_id", "submission_time", "duration", "num_gpu"},
+      [&](int row, const std::vector<std::string_view>& f) -> Result<void> {
+        if (f[0] != o.itp_cluster) return {};
+        auto submit = Number(f[2], "itp", row);
+        if (!submit) return Fail(submit.error());
+        if (*submit < start_s || *submit >= end_s) return {};
+        auto duration = Number(f[3], "itp", row);
+        if (!duration) return Fail(duration.error());
+        auto gpus = Number(f[4], "itp", row);
+        if (!gpus) return Fail(gpus.error());
+        if (*gpus < 1 || *duration <= 0) return {};
+        trace.push_back(TraceJob{std::string(f[1]), *submit, *duration, static_cast<int>(*gpus)});
+        return {};
+      });
   if (!ok) return Fail(ok.error());
   if (trace.empty()) {
     return FailInput("itp_cluster", "no job of " + o.itp_cluster + " is submitted in the window");
@@ -277,8 +284,8 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
   d.precision(3);
   d << "Generated from the Microsoft ITP trace (" << o.itp_cluster << ", days " << o.start_day
     << " to " << o.start_day + o.days << "; " << rep.kept_jobs << " of " << rep.trace_jobs
-    << " jobs kept, fraction " << rep.keep_fraction << ", " << rep.capped_jobs
-    << " capped at " << cap << " GPUs; offered " << rep.offered_gpu_hours
+    << " jobs kept, fraction " << rep.keep_fraction << ", " << rep.capped_jobs << " capped at "
+    << cap << " GPUs; offered " << rep.offered_gpu_hours
     << " GPU-hours inside the window) and ServeGen hourly rates (day " << o.servegen_start_day
     << " on; " << rep.gap_hours << " gap hours interpolated; services' mean demand "
     << rep.service_mean_gpus << " GPUs). Mappings: docs/world-format.md.";

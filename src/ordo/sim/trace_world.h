@@ -5,8 +5,8 @@
 // Jobs: the rows of one ITP cluster submitted in [start_day, start_day + days) become training
 // jobs: arrival = floor((submission - window start) / step), actual duration = ceil(duration /
 // step) steps, GPUs = num_gpu rounded up to a power of two and capped at `max_job_gpus`. The trace
-// has no priority: each job gets an integer 1-10 from a hash of (seed, job id), uniform. The trace's
-// cluster is larger than the simulated one, so jobs are thinned — each kept with the same
+// has no priority: each job gets an integer 1-10 from a hash of (seed, job id), uniform. The
+// trace's cluster is larger than the simulated one, so jobs are thinned — each kept with the same
 // probability, from a hash of (seed, job id) — until the offered batch work inside the window is
 // `target_load` times what the services leave of the cluster.
 // Services: each is one ServeGen model's hourly rate (sum of its clients), day `servegen_start_day`
@@ -69,13 +69,13 @@ struct TraceWorldOptions {
 
 /// What the generator did, for the world's description and the docs.
 struct TraceWorldReport {
-  int trace_jobs = 0;        // rows of the cluster inside the window
+  int trace_jobs = 0;  // rows of the cluster inside the window
   int kept_jobs = 0;
   double keep_fraction = 1;
-  int capped_jobs = 0;       // GPU count lowered to max_job_gpus
-  double offered_gpu_hours = 0;   // kept jobs, inside the window
-  double service_mean_gpus = 0;   // summed over services, actual
-  int gap_hours = 0;         // ServeGen hours interpolated
+  int capped_jobs = 0;           // GPU count lowered to max_job_gpus
+  double offered_gpu_hours = 0;  // kept jobs, inside the window
+  double service_mean_gpus = 0;  // summed over services, actual
+  int gap_hours = 0;             // ServeGen hours interpolated
 };
 
 [[nodiscard]] Result<World> MakeTraceWorld(const TraceWorldOptions& options,

@@ -26,8 +26,8 @@ inline constexpr int kWorldFormatVersion = 1;
 /// One way to run a job, with what it really takes and (optionally) what the planner is told.
 struct WorldShape {
   int gpus = 0;
-  int duration_steps = 0;                        // actual
-  std::optional<int> forecast_duration_steps;    // absent: from the world's duration_noise
+  int duration_steps = 0;                      // actual
+  std::optional<int> forecast_duration_steps;  // absent: from the world's duration_noise
 };
 
 /// A batch job as it really arrives: `arrival_step` is absolute (step 0 = the window's start).
@@ -46,7 +46,7 @@ struct WorldJob {
 /// still lent to whoever has work. JSON `share`: a number of GPUs, or a percentage ("25%").
 struct WorldTenant {
   std::string id;
-  double share = 0;                 // GPUs, or percent of the cluster when share_is_percent
+  double share = 0;  // GPUs, or percent of the cluster when share_is_percent
   bool share_is_percent = false;
   std::optional<double> max_priority;  // a job of this tenant may not ask for more
 
@@ -90,7 +90,9 @@ struct WorldService {
   std::optional<ServiceForecaster> forecaster;  // instead of forecast_demand / forecast_rate
 
   /// True when the world gives the forecast curve outright (then no traffic noise applies).
-  [[nodiscard]] bool has_forecast() const { return !forecast_demand.empty() || !forecast_rate.empty(); }
+  [[nodiscard]] bool has_forecast() const {
+    return !forecast_demand.empty() || !forecast_rate.empty();
+  }
 
   /// The scenario's service: this one's rules, with `demand` as the curve.
   [[nodiscard]] Service ToService(std::vector<int> demand) const;
@@ -121,13 +123,13 @@ struct World {
   int version = kWorldFormatVersion;
   std::string name;
   std::string description;
-  int step_minutes = 60;  // divides a day (1440)
+  int step_minutes = 60;   // divides a day (1440)
   int horizon_steps = 24;  // what each plan looks ahead
   int days = 1;            // the simulated window
   /// Where step 0 falls on the calendar (Unix seconds, UTC): the forecasters' weekly profile is
   /// by hour of week. Default 2024-01-01T00:00:00Z, a Monday.
   double start_time_s = 1704067200;
-  Cluster cluster;         // indexed by ParseWorld / generators
+  Cluster cluster;  // indexed by ParseWorld / generators
   Objective objective;
   std::optional<DurationNoise> duration_noise;
   std::optional<TrafficNoise> traffic_noise;
@@ -181,7 +183,7 @@ struct ResolvedService {
 /// The world with its noise models applied: integer durations and demand curves. Deterministic:
 /// the same world gives the same curves.
 struct ResolvedWorld {
-  const World* world = nullptr;  // not owned; outlives this
+  const World* world = nullptr;           // not owned; outlives this
   std::vector<ResolvedJob> jobs;          // world order
   std::vector<ResolvedService> services;  // world order
 };

@@ -81,9 +81,9 @@ Result<void> FindErrorInModel(const MilpModel& model) {
       return FailInput(where("variables", j, "upper"), "must be a number above -infinity");
     }
     if (lo > up) {
-      return FailInput(where("variables", j, "lower"),
-                       "is above the upper bound (" + std::to_string(lo) + " > " +
-                           std::to_string(up) + ")");
+      return FailInput(
+          where("variables", j, "lower"),
+          "is above the upper bound (" + std::to_string(lo) + " > " + std::to_string(up) + ")");
     }
     if (!std::isfinite(model.objective()[j])) {
       return FailInput(where("variables", j, "objective"), "must be finite");
@@ -108,7 +108,8 @@ Result<void> FindErrorInModel(const MilpModel& model) {
           "rows[" + std::to_string(r) + "].terms[" + std::to_string(term) + "]";
       const int column = model.row_index()[k];
       if (column < 0 || column >= model.num_variables()) {
-        return FailInput(field, "names column " + std::to_string(column) + ", which does not exist");
+        return FailInput(field,
+                         "names column " + std::to_string(column) + ", which does not exist");
       }
       if (!std::isfinite(model.row_value()[k])) {
         return FailInput(field, "coefficient must be finite");

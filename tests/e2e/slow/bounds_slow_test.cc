@@ -45,7 +45,9 @@ double SecondsSince(Clock::time_point start) {
 /// of about twice the cluster's GPU-steps and eight services with daily curves: valid, contended.
 Scenario HugeScenario() {
   std::mt19937_64 rng(7);
-  const auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto uniform = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
   Scenario s;
   s.name = "huge-6656x10080";
   s.horizon_steps = 10'080;
@@ -132,9 +134,9 @@ TEST(BoundsSlow, FullModeOnTheLargestScenarioEndsInItsLimitUnderTwoGigabytes) {
   const Scenario scenario = HugeScenario();
   ASSERT_TRUE(ValidateScenario(scenario).has_value());
   WriteWhole(dir.File("huge.json"), io::WriteScenario(scenario));
-  const Measured m = RunMeasured(
-      {"plan", "--policy", "ordo-full", "--time-limit", "5", dir.File("huge.json")},
-      dir.File("plan.json"));
+  const Measured m =
+      RunMeasured({"plan", "--policy", "ordo-full", "--time-limit", "5", dir.File("huge.json")},
+                  dir.File("plan.json"));
   ASSERT_EQ(m.exit_code, 0);
   ::testing::Test::RecordProperty("wall_seconds", std::to_string(m.seconds));
   ::testing::Test::RecordProperty("cpu_seconds", std::to_string(m.cpu_seconds));
@@ -164,10 +166,9 @@ std::string HugeWhatIf(double time_limit_s) {
 e2e::ServerProcess StartBigServer(const std::string& name) {
   const std::filesystem::path dir = e2e::ArtifactDir(name);
   // 64 nodes of 8 GPUs, a week of hourly steps.
-  return e2e::ServerProcess::Start(e2e::TestConfig(64, 168),
-                                   {"--manual-clock", "--max-body-bytes", "268435456",
-                                    "--full-every", "0"},
-                                   dir);
+  return e2e::ServerProcess::Start(
+      e2e::TestConfig(64, 168),
+      {"--manual-clock", "--max-body-bytes", "268435456", "--full-every", "0"}, dir);
 }
 
 TEST(BoundsSlow, HugeFullWhatIfIsAnsweredInItsLimitUnderTwoGigabytes) {

@@ -106,7 +106,8 @@ TEST(TourTest, EveryOrdoLineOfTheReadmeTourExitsZero) {
   int ran = 0;
   for (const std::string& line : lines) {
     if (line.rfind("export ", 0) == 0) {
-      exports += (port.empty() ? line : Replace(line, "127.0.0.1:8080", "127.0.0.1:" + port)) + "; ";
+      exports +=
+          (port.empty() ? line : Replace(line, "127.0.0.1:8080", "127.0.0.1:" + port)) + "; ";
       continue;
     }
     if (line.rfind("$ORDO ", 0) != 0) continue;
@@ -147,16 +148,16 @@ TEST(TourTest, RatesExampleIsTheConvertersOutputOfTheSharedTrace) {
   if (!fs::exists(table)) GTEST_SKIP() << "no shared traces at " << SharedDir();
   TempDir dir;
   const std::string script = fs::absolute(SourceDir() / "scripts" / "servegen_rates.py").string();
-  const int made = Wait(StartShell(dir.path(),
-                                   script + " " + table.string() +
-                                       " --model m-large --origin 2026-11-16T00:00:00Z > rates.csv",
-                                   dir.path() / "convert.log"));
+  const int made = Wait(StartShell(
+      dir.path(),
+      script + " " + table.string() + " --model m-large --origin 2026-11-16T00:00:00Z > rates.csv",
+      dir.path() / "convert.log"));
   ASSERT_EQ(made, 0) << ReadWhole(dir.path() / "convert.log");
   EXPECT_EQ(ReadWhole(dir.path() / "rates.csv"), ReadWhole(SourceDir() / "examples" / "rates.csv"));
 
-  const std::vector<std::string> demand = {"forecast", "demand", "--per-gpu-rate", "40", "--start",
-                                           "2026-11-30T00:00:00Z", "--steps", "4",
-                                           "--step-minutes", "60", "--history"};
+  const std::vector<std::string> demand = {
+      "forecast", "demand", "--per-gpu-rate", "40", "--start",  "2026-11-30T00:00:00Z",
+      "--steps",  "4",      "--step-minutes", "60", "--history"};
   std::vector<std::string> raw = demand;
   raw.push_back(table.string());
   const CliResult refused = RunOrdo(raw);

@@ -50,7 +50,8 @@ TEST_F(ConnectionTest, FlagBeatsEnvironmentBeatsFile) {
   EXPECT_EQ(c.server.Url(), "http://env:2");
   EXPECT_EQ(c.token, "env-token");
   EXPECT_EQ(c.server_source, "ORDO_SERVER");
-  c = resolve({"http://flag:3", "flag-token"}, {{"ORDO_SERVER", "http://env:2"}, {"ORDO_TOKEN", "e"}});
+  c = resolve({"http://flag:3", "flag-token"},
+              {{"ORDO_SERVER", "http://env:2"}, {"ORDO_TOKEN", "e"}});
   EXPECT_EQ(c.server.port, "3");
   EXPECT_EQ(c.token, "flag-token");
   // Each is resolved on its own: a server from the environment, the token from the file.

@@ -203,7 +203,9 @@ std::vector<BrokenCase> PreemptCases() {
       Case("PreemptNotStarted", 0, {"idle"}, "not started",
            [](Scenario&, Plan& p) { JobIn(p, "idle").preempt_step = 2; }),
       Case("ResumeWithoutPreempt", 0, {"urgent"}, "no preempt_step",
-           [](Scenario&, Plan& p) { JobIn(p, "urgent").resume = ResumePlacement{6, 0}; }),
+           [](Scenario&, Plan& p) {
+             JobIn(p, "urgent").resume = ResumePlacement{6, 0};
+           }),
       Case("ResumeBeforeThePreemption", 5, {"ckpt"}, "never holds two blocks",
            [](Scenario&, Plan& p) { JobIn(p, "ckpt").resume->start_step = 2; }),
       Case("ResumePastTheHorizon", 0, {"ckpt"}, "past the horizon",
@@ -246,9 +248,9 @@ INSTANTIATE_TEST_SUITE_P(Rules, BrokenPreemptionTest, ::testing::ValuesIn(Preemp
 // legal at the stay's end, a rule 1 collision one step earlier.
 struct StayEndCase {
   std::string name;
-  JobBuilder job;            // on GPU 0 of a 1-GPU group
-  JobPlacement placement;    // the job's entry
-  int end;                   // the step its last stay frees GPU 0
+  JobBuilder job;          // on GPU 0 of a 1-GPU group
+  JobPlacement placement;  // the job's entry
+  int end;                 // the step its last stay frees GPU 0
 };
 
 class StayEndTest : public ::testing::TestWithParam<StayEndCase> {};

@@ -45,10 +45,9 @@ class MetricTest : public ::testing::TestWithParam<MetricCase> {};
 
 TEST_P(MetricTest, MatchesTheHandComputedValue) {
   // The instantiation names the plan: LegalPlan or PreemptPlan.
-  const bool preempt = std::string(::testing::UnitTest::GetInstance()
-                                       ->current_test_info()
-                                       ->test_suite_name())
-                           .starts_with("PreemptPlan");
+  const bool preempt =
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name())
+          .starts_with("PreemptPlan");
   const Metrics m = preempt ? ComputeMetrics(PreemptScenario(), PreemptPlan())
                             : ComputeMetrics(LegalScenario(), LegalPlan());
   EXPECT_NEAR(GetParam().get(m), GetParam().expected, kTolerance);
@@ -92,11 +91,9 @@ INSTANTIATE_TEST_SUITE_P(
         MetricCase{"value", [](const Metrics& m) { return m.value; }, 88},
         MetricCase{"objective", [](const Metrics& m) { return m.objective; }, 69.6},
         MetricCase{"preemptions", [](const Metrics& m) { return double(m.preemptions); }, 2},
-        MetricCase{"lost_gpu_steps", [](const Metrics& m) { return double(m.lost_gpu_steps); },
-                   12},
+        MetricCase{"lost_gpu_steps", [](const Metrics& m) { return double(m.lost_gpu_steps); }, 12},
         MetricCase{"jobs_started", [](const Metrics& m) { return double(m.jobs_started); }, 2},
-        MetricCase{"jobs_completed", [](const Metrics& m) { return double(m.jobs_completed); },
-                   3}),
+        MetricCase{"jobs_completed", [](const Metrics& m) { return double(m.jobs_completed); }, 3}),
     [](const auto& info) { return info.param.name; });
 
 // The objective under other weights: the reward with decay alpha, less M times the unmet

@@ -293,16 +293,18 @@ const std::vector<BadCase>& Cases() {
          j["jobs"][0]["checkpoint"] = {{"every_steps", 1.5}, {"restart_steps", 1}};
        }),
        false, "jobs[0].checkpoint.every_steps", "integer"},
-      {"CheckpointEveryMissing",
-       Edit([](json& j) { j["jobs"][0]["checkpoint"] = {{"restart_steps", 1}}; }), false,
-       "jobs[0].checkpoint.every_steps", "missing"},
+      {"CheckpointEveryMissing", Edit([](json& j) {
+         j["jobs"][0]["checkpoint"] = {{"restart_steps", 1}};
+       }),
+       false, "jobs[0].checkpoint.every_steps", "missing"},
       {"CheckpointRestartNegative", Edit([](json& j) {
          j["jobs"][1]["checkpoint"] = {{"every_steps", 2}, {"restart_steps", -1}};
        }),
        false, "jobs[1].checkpoint.restart_steps", "from 0"},
-      {"CheckpointRestartMissing",
-       Edit([](json& j) { j["jobs"][1]["checkpoint"] = {{"every_steps", 2}}; }), false,
-       "jobs[1].checkpoint.restart_steps", "missing"},
+      {"CheckpointRestartMissing", Edit([](json& j) {
+         j["jobs"][1]["checkpoint"] = {{"every_steps", 2}};
+       }),
+       false, "jobs[1].checkpoint.restart_steps", "missing"},
       {"CheckpointUnknownField", Edit([](json& j) {
          j["jobs"][0]["checkpoint"] = {{"every_steps", 2}, {"restart_steps", 1}, {"every", 3}};
        }),

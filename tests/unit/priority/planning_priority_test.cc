@@ -20,27 +20,27 @@ TEST(AgeFactorTest, GrowsByTheRateAndStopsAtTheCap) {
   EXPECT_DOUBLE_EQ(AgeFactor(-3, a), 1);
   EXPECT_DOUBLE_EQ(AgeFactor(1, a), 1.5);
   EXPECT_DOUBLE_EQ(AgeFactor(3, a), 2.5);
-  EXPECT_DOUBLE_EQ(AgeFactor(6, a), 4);    // 1 + 3 = 4: exactly the cap
-  EXPECT_DOUBLE_EQ(AgeFactor(100, a), 4);  // capped
+  EXPECT_DOUBLE_EQ(AgeFactor(6, a), 4);                     // 1 + 3 = 4: exactly the cap
+  EXPECT_DOUBLE_EQ(AgeFactor(100, a), 4);                   // capped
   EXPECT_DOUBLE_EQ(AgeFactor(100, AgingOptions{0, 4}), 1);  // rate 0: off
   EXPECT_DOUBLE_EQ(AgeFactor(100, AgingOptions{2, 1}), 1);  // cap 1: off
 }
 
 TEST(FairShareFactorTest, IsTwoIdleOneAtTheShareAndFloorsFarAbove) {
   const FairShareOptions f{24, 4};
-  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 2);         // 2^(1 - 0)
-  EXPECT_DOUBLE_EQ(FairShareFactor(0.5, 0.5, f), 1);       // at its share: 2^0
+  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 2);                  // 2^(1 - 0)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.5, 0.5, f), 1);                // at its share: 2^0
   EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), std::sqrt(2.0));  // 2^0.5
-  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.5);     // twice its share: 2^-1
-  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.1, f), 1.0 / 16);  // 2^(1 - 10) floored at 2^-4
-  EXPECT_DOUBLE_EQ(FairShareFactor(0.9, 0, f), 1);         // no share: neutral
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.5);              // twice its share: 2^-1
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.1, f), 1.0 / 16);         // 2^(1 - 10) floored at 2^-4
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.9, 0, f), 1);                  // no share: neutral
 }
 
 TEST(FairShareFactorTest, TheWeightScalesTheExponent) {
   const FairShareOptions f{24, 4, 2};
-  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 4);       // 2^(2 x 1)
-  EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), 2);    // 2^(2 x 0.5)
-  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.25);  // 2^(2 x -1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0, 0.5, f), 4);           // 2^(2 x 1)
+  EXPECT_DOUBLE_EQ(FairShareFactor(0.25, 0.5, f), 2);        // 2^(2 x 0.5)
+  EXPECT_DOUBLE_EQ(FairShareFactor(1.0, 0.5, f), 0.25);      // 2^(2 x -1)
   EXPECT_DOUBLE_EQ(FairShareFactor(2.0, 0.5, f), 1.0 / 16);  // 2^-6 floored at 2^-4
 }
 
@@ -58,8 +58,8 @@ TEST(PlanningPriorityTest, AWaitBoundDominatesEveryJobWithinIt) {
   PlanningOptions o = Aging(0.5, 4);
   o.wait_bound_hours = 12;
   o.bound_priority = 1000;
-  EXPECT_DOUBLE_EQ(PlanningPriority(1, 11.5, 1, o), 4);     // capped age, within the bound
-  EXPECT_DOUBLE_EQ(PlanningPriority(1, 12, 1, o), 1001);    // at the bound
+  EXPECT_DOUBLE_EQ(PlanningPriority(1, 11.5, 1, o), 4);         // capped age, within the bound
+  EXPECT_DOUBLE_EQ(PlanningPriority(1, 12, 1, o), 1001);        // at the bound
   EXPECT_DOUBLE_EQ(PlanningPriority(10, 12, 0.0625, o), 1010);  // fair share no longer applies
   EXPECT_GT(PlanningPriority(1, 12, 1, o), PlanningPriority(10, 11.9, 2, o));
 }
@@ -67,13 +67,13 @@ TEST(PlanningPriorityTest, AWaitBoundDominatesEveryJobWithinIt) {
 TEST(PlanningPriorityTest, DividesBySizeToTheExponent) {
   PlanningOptions o = Aging(0.5, 4);
   o.size_exponent = 1;
-  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 8), 0.25);    // 2 / 8
-  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 0.5), 2);     // below 1 GPU-hour: no change
-  EXPECT_DOUBLE_EQ(PlanningPriority(2, 2, 1, o, 4), 1);       // 2 x 2 / 4
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 8), 0.25);  // 2 / 8
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 0, 1, o, 0.5), 2);   // below 1 GPU-hour: no change
+  EXPECT_DOUBLE_EQ(PlanningPriority(2, 2, 1, o, 4), 1);     // 2 x 2 / 4
   o.size_exponent = 0.5;
-  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 0.75);   // 3 / sqrt(16)
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 0.75);  // 3 / sqrt(16)
   o.size_exponent = 0;
-  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 3);      // off
+  EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 3);  // off
 }
 
 TEST(UsageLedgerTest, DecaysWithTheHalfLife) {

@@ -15,7 +15,9 @@ using testing::ScenarioBuilder;
 JobPlacement At(std::string id, int start, int first_gpu, int gpus, int duration) {
   return JobPlacement{std::move(id), start, first_gpu, gpus, duration};
 }
-JobPlacement Unstarted(std::string id) { return JobPlacement{std::move(id), std::nullopt, 0, 0, 0}; }
+JobPlacement Unstarted(std::string id) {
+  return JobPlacement{std::move(id), std::nullopt, 0, 0, 0};
+}
 
 // 8 GPUs on one node, 2 steps; x holds [2, 4) and y holds [4, 6): 4 GPUs are free (0, 1, 6, 7)
 // but no aligned block of 4 is.
@@ -71,7 +73,11 @@ TEST(WaitMetricsTest, AFullClusterIsCapacityNotShape) {
 }
 
 TEST(WaitMetricsTest, NothingWaitingMeansNoShareAndNoFragmentation) {
-  const Scenario s = ScenarioBuilder("idle").Steps(2).Group("n", 1, 4).Job(MakeJob("a").Gpus(1).Duration(1)).Build();
+  const Scenario s = ScenarioBuilder("idle")
+                         .Steps(2)
+                         .Group("n", 1, 4)
+                         .Job(MakeJob("a").Gpus(1).Duration(1))
+                         .Build();
   Plan plan;
   plan.jobs = {At("a", 0, 0, 1, 1)};
   const WaitMetrics m = ComputeWaitMetrics(s, plan);

@@ -24,7 +24,8 @@ using testing::OpenEngine;
 using testing::ScratchDir;
 
 json Job(int gpus, int duration, double priority = 1) {
-  return {{"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
+  return {
+      {"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
 }
 
 /// A job with `shapes` alternative shapes (1, 2, 4, ... GPUs, shorter as they grow).

@@ -154,8 +154,11 @@ TEST(TenantIds, ServiceIdsAreApartFromJobIds) {
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
   ASSERT_TRUE(engine->SubmitJob(kA, Job("chat", 1, 1)));
-  json service = {{"id", "chat"},     {"priority", 5}, {"min_gpus", 0},
-                  {"max_gpus", 4},    {"demand", json(std::vector<int>(12, 1))}};
+  json service = {{"id", "chat"},
+                  {"priority", 5},
+                  {"min_gpus", 0},
+                  {"max_gpus", 4},
+                  {"demand", json(std::vector<int>(12, 1))}};
   ASSERT_TRUE(engine->PutService(kAdminPrincipal, service, std::nullopt, true));
   EXPECT_EQ(engine->PutService(kAdminPrincipal, service, std::nullopt, true).error().status, 409);
   EXPECT_EQ((*engine->GetJob(kA, "chat"))["kind"], "training");

@@ -46,8 +46,8 @@ int64_t PlannedStart(Engine& engine, const Principal& who, const std::string& id
 
 TEST(TenantPriority, ASubmissionAboveMaxPriorityIs400NamingPriority) {
   ScratchDir dir;
-  auto engine = OpenEngine(ConfigWith([](json& d) { d["tenants"][0]["max_priority"] = 5; }),
-                           Manual(dir));
+  auto engine =
+      OpenEngine(ConfigWith([](json& d) { d["tenants"][0]["max_priority"] = 5; }), Manual(dir));
   ASSERT_TRUE(engine);
   auto above = engine->SubmitJob(kA, Job("high", 1, 1, 6));
   ASSERT_FALSE(above);
@@ -98,9 +98,9 @@ TEST(TenantPriority, PlanningScenarioAgesAndAppliesFairShare) {
     }
     state.PutJob(r);
   };
-  add(1, "old", "a", 2, 0, JobState::kPending);      // waited 4 h
-  add(2, "new", "b", 3, 4, JobState::kPending);      // waited 0 h
-  add(3, "run", "a", 5, 3, JobState::kRunning);      // running: base priority
+  add(1, "old", "a", 2, 0, JobState::kPending);       // waited 4 h
+  add(2, "new", "b", 3, 4, JobState::kPending);       // waited 0 h
+  add(3, "run", "a", 5, 3, JobState::kRunning);       // running: base priority
   add(4, "mine", "admin", 7, 0, JobState::kPending);  // no tenant: no fair share
   // Tenant a held 8 of 16 GPUs for one hour: usage 0.5, exactly its share.
   CommittedStep step;

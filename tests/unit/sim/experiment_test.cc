@@ -56,8 +56,7 @@ std::vector<RunSpec> Runs(std::initializer_list<const char*> items) {
 
 TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
   const World w = SmallRandomWorld();
-  const std::vector<NoiseLevel> levels =
-      NoiseSweep(w, NoiseKind::kTraffic, {0, 0.3}, {1, 2}, 0.5);
+  const std::vector<NoiseLevel> levels = NoiseSweep(w, NoiseKind::kTraffic, {0, 0.3}, {1, 2}, 0.5);
   ASSERT_EQ(levels.size(), 4u);
   EXPECT_EQ(levels[1].index, 0u);
   EXPECT_EQ(levels[1].seed, 2u);
@@ -74,8 +73,8 @@ TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
     for (size_t r = 0; r < runs.size(); ++r) {
       ASSERT_TRUE(e->reports[l][r].has_value());
       EXPECT_EQ(e->reports[l][r]->run.policy, runs[r].policy);
-      testing::ExpectCommittedLegal(levels[l].world, e->reports[l][r]->run, "level " +
-                                                                               std::to_string(l));
+      testing::ExpectCommittedLegal(levels[l].world, e->reports[l][r]->run,
+                                    "level " + std::to_string(l));
     }
   }
   EXPECT_EQ(e->reports[3][1]->label, "ordo@4 (traffic noise 0.3, seed 2)");
@@ -87,8 +86,8 @@ TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
   EXPECT_EQ(rows[0].level, "traffic noise 0");
   EXPECT_DOUBLE_EQ(rows[0].kept, 1.0);
   EXPECT_DOUBLE_EQ(rows[0].min_kept, 1.0);
-  const double mean_value = (e->reports[2][0]->metrics.total.value +
-                             e->reports[3][0]->metrics.total.value) / 2;
+  const double mean_value =
+      (e->reports[2][0]->metrics.total.value + e->reports[3][0]->metrics.total.value) / 2;
   EXPECT_DOUBLE_EQ(rows[1].value, mean_value);
 
   const auto json = nlohmann::json::parse(ExperimentJson(w, levels, *e));

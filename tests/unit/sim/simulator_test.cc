@@ -67,8 +67,8 @@ TEST(Simulator, AConflictWithAnOverrunForcesARePlan) {
   EXPECT_EQ(OutcomeOf(w, run, "a").start_step, 0);
   EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 5);
   const std::vector<std::pair<int, Trigger>> expected = {
-      {0, Trigger::kStart},    {3, Trigger::kConflict}, {4, Trigger::kConflict},
-      {8, Trigger::kCadence},  {12, Trigger::kCadence}, {16, Trigger::kCadence},
+      {0, Trigger::kStart},   {3, Trigger::kConflict}, {4, Trigger::kConflict},
+      {8, Trigger::kCadence}, {12, Trigger::kCadence}, {16, Trigger::kCadence},
       {20, Trigger::kCadence}};
   EXPECT_EQ(Decisions(run), expected);
   ExpectCommittedLegal(w, run, "conflict");

@@ -58,13 +58,25 @@ TEST(WorldTenants, ReadsSharesInGpusOrPercentAndWritesThemBack) {
 }
 
 TEST(WorldTenants, BadConfigNamesTheField) {
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("share": 6)", R"("share": -1)")).rfind("tenants[0].share:", 0), 0u);
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("share": 6)", R"("share": 7)")).rfind("tenants[1].share: the tenants' shares sum to 9", 0), 0u);
+  EXPECT_EQ(
+      ErrorOf(Replace(kTenants, R"("share": 6)", R"("share": -1)")).rfind("tenants[0].share:", 0),
+      0u);
+  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("share": 6)", R"("share": 7)"))
+                .rfind("tenants[1].share: the tenants' shares sum to 9", 0),
+            0u);
   EXPECT_EQ(ErrorOf(Replace(kTenants, R"("25%")", R"("26 %")")).rfind("tenants[1].share:", 0), 0u);
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("max_priority": 5)", R"("max_priority": 0)")).rfind("tenants[0].max_priority:", 0), 0u);
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("priority": 5,)", R"("priority": 6,)")).rfind("jobs[0].priority: is above tenant a's max_priority", 0), 0u);
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("tenant": "b")", R"("tenant": "c")")).rfind("jobs[1].tenant:", 0), 0u);
-  EXPECT_EQ(ErrorOf(Replace(kTenants, R"({"id": "b", "share": "25%"})", R"({"id": "a"})")).rfind("tenants[1].id:", 0), 0u);
+  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("max_priority": 5)", R"("max_priority": 0)"))
+                .rfind("tenants[0].max_priority:", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("priority": 5,)", R"("priority": 6,)"))
+                .rfind("jobs[0].priority: is above tenant a's max_priority", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(Replace(kTenants, R"("tenant": "b")", R"("tenant": "c")"))
+                .rfind("jobs[1].tenant:", 0),
+            0u);
+  EXPECT_EQ(ErrorOf(Replace(kTenants, R"({"id": "b", "share": "25%"})", R"({"id": "a"})"))
+                .rfind("tenants[1].id:", 0),
+            0u);
 }
 
 // One 8-GPU node. A priority-1 job needing all 8 GPUs arrives first; 4-GPU priority-5 jobs of 2

@@ -17,12 +17,12 @@ namespace {
 // Window: day 1 (86400 s) for one day, 60-minute steps.
 constexpr const char* kItp =
     "cluster,job_id,submission_time,duration,num_gpu\n"
-    "c1,aaaaaaaa-1,86399,600,1\n"        // before the window
-    "c1,bbbbbbbb-2,86400,600,1\n"        // step 0, 1 step
-    "c1,cccccccc-3,90000,3601,3\n"       // step 1 (3600 s in), 2 steps, 3 -> 4 GPUs
-    "c2,dddddddd-4,90000,3600,1\n"       // another cluster
-    "c1,eeeeeeee-5,100000,7200,64\n"     // step 3, 2 steps, 64 -> capped at 8
-    "c1,ffffffff-6,172800,600,1\n";      // after the window
+    "c1,aaaaaaaa-1,86399,600,1\n"     // before the window
+    "c1,bbbbbbbb-2,86400,600,1\n"     // step 0, 1 step
+    "c1,cccccccc-3,90000,3601,3\n"    // step 1 (3600 s in), 2 steps, 3 -> 4 GPUs
+    "c2,dddddddd-4,90000,3600,1\n"    // another cluster
+    "c1,eeeeeeee-5,100000,7200,64\n"  // step 3, 2 steps, 64 -> capped at 8
+    "c1,ffffffff-6,172800,600,1\n";   // after the window
 
 // Hours 0-47 of model m: 100 rps, except a gap at hour 30 (min 0) between 200 and 400.
 std::string ServeGen() {
@@ -34,8 +34,9 @@ std::string ServeGen() {
     if (h == 29) rate = 200;
     if (h == 30) rate = 5, lo = 0;  // a collection gap
     if (h == 31) rate = 400;
-    s << "m," << "language," << h << "," << h / 24 << "," << h % 24 << ",6," << rate << "," << lo
-      << "," << rate << "\n";
+    s << "m,"
+      << "language," << h << "," << h / 24 << "," << h % 24 << ",6," << rate << "," << lo << ","
+      << rate << "\n";
     s << "other,language," << h << "," << h / 24 << "," << h % 24 << ",6,1,1,1\n";
   }
   return s.str();
@@ -70,8 +71,8 @@ TEST(TraceWorld, MapsJobsAsDocumented) {
   EXPECT_EQ(w->jobs[1].arrival_step, 1);
   EXPECT_EQ(w->jobs[1].shapes[0].duration_steps, 2);  // ceil(3601 / 3600)
   EXPECT_EQ(w->jobs[1].shapes[0].gpus, 4);            // 3 rounded up to a power of two
-  EXPECT_EQ(w->jobs[2].arrival_step, 3);               // floor(13600 / 3600)
-  EXPECT_EQ(w->jobs[2].shapes[0].gpus, 8);             // capped
+  EXPECT_EQ(w->jobs[2].arrival_step, 3);              // floor(13600 / 3600)
+  EXPECT_EQ(w->jobs[2].shapes[0].gpus, 8);            // capped
   for (const WorldJob& j : w->jobs) {
     EXPECT_EQ(j.kind, JobKind::kTraining);
     EXPECT_GE(j.priority, 1);

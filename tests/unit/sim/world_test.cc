@@ -263,14 +263,14 @@ TEST(WorldFormat, ForecasterErrorsNameTheField) {
   bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, "forecaster": {})"));
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().field, "services[0].forecaster.history_rate");
-  bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)",
-                             R"("headroom": 0.2, "forecast_rate": [1], )" + fc));
+  bad = ParseWorld(
+      WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, "forecast_rate": [1], )" + fc));
   ASSERT_FALSE(bad.has_value());
 }
 
 TEST(WorldFormat, StartTimeIsReadAsIsoOrSeconds) {
-  auto w = ParseWorld(WithField(kSmall, R"("days": 1)",
-                                R"("days": 1, "start_time": "2024-05-06T00:00:00Z")"));
+  auto w = ParseWorld(
+      WithField(kSmall, R"("days": 1)", R"("days": 1, "start_time": "2024-05-06T00:00:00Z")"));
   ASSERT_TRUE(w.has_value()) << w.error().ToString();
   EXPECT_DOUBLE_EQ(w->start_time_s, 1714953600);
   w = ParseWorld(WithField(kSmall, R"("days": 1)", R"("days": 1, "start_time": 1714953600)"));

@@ -1,6 +1,7 @@
 // CBC adapter: status and objective on small instances whose answer is known (brute force), the
 // MIP start, the limits and the stop flag, the LP relaxation, the status mapping table, and that
 // nothing reaches standard output.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,8 +10,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "ordo/solver/milp_backend.h"
 

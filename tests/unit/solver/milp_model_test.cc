@@ -1,9 +1,9 @@
 #include "ordo/solver/milp_model.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace ordo::solver {
 namespace {

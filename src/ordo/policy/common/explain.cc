@@ -31,7 +31,8 @@ bool NearPeak(const Service& service, int step) {
 }
 
 int Peak(const Service& service) {
-  return service.demand.empty() ? 0 : *std::max_element(service.demand.begin(), service.demand.end());
+  return service.demand.empty() ? 0
+                                : *std::max_element(service.demand.begin(), service.demand.end());
 }
 
 // Max flow of the services' floors into the groups they match, each group offering `free[g]`
@@ -214,8 +215,9 @@ std::string SpanText(const WaitSpan& span, QueueKind kind, const HolderNamer& na
                   ? ", which keeps its static peak reservation"
                   : "");
     case WaitReason::kLowValue:
-      return steps + ": lower value than the planned work holding every block it could use: " +
-             several + HolderList(span.holders, name);
+      return steps +
+             ": lower value than the planned work holding every block it could use: " + several +
+             HolderList(span.holders, name);
     case WaitReason::kBlockedByJob:
     default:
       return steps + ": every block it could use is held by " + several +
@@ -227,19 +229,32 @@ std::string SpanText(const WaitSpan& span, QueueKind kind, const HolderNamer& na
 
 std::string_view WaitReasonName(WaitReason reason) {
   switch (reason) {
-    case WaitReason::kNone: return "none";
-    case WaitReason::kNotArrived: return "not_arrived";
-    case WaitReason::kBlockedByJob: return "blocked_by_job";
-    case WaitReason::kServicePeak: return "service_peak";
-    case WaitReason::kNoBlockOfSize: return "no_block_of_size";
-    case WaitReason::kGpuType: return "gpu_type";
-    case WaitReason::kFragmented: return "fragmented";
-    case WaitReason::kLowValue: return "low_value";
-    case WaitReason::kServiceFloor: return "service_floor";
-    case WaitReason::kHeadOfLine: return "head_of_line";
-    case WaitReason::kServiceReservation: return "service_reservation";
-    case WaitReason::kNotChosen: return "not_chosen";
-    case WaitReason::kBlockedByService: return "blocked_by_service";
+    case WaitReason::kNone:
+      return "none";
+    case WaitReason::kNotArrived:
+      return "not_arrived";
+    case WaitReason::kBlockedByJob:
+      return "blocked_by_job";
+    case WaitReason::kServicePeak:
+      return "service_peak";
+    case WaitReason::kNoBlockOfSize:
+      return "no_block_of_size";
+    case WaitReason::kGpuType:
+      return "gpu_type";
+    case WaitReason::kFragmented:
+      return "fragmented";
+    case WaitReason::kLowValue:
+      return "low_value";
+    case WaitReason::kServiceFloor:
+      return "service_floor";
+    case WaitReason::kHeadOfLine:
+      return "head_of_line";
+    case WaitReason::kServiceReservation:
+      return "service_reservation";
+    case WaitReason::kNotChosen:
+      return "not_chosen";
+    case WaitReason::kBlockedByService:
+      return "blocked_by_service";
   }
   return "unknown";
 }
@@ -254,15 +269,16 @@ std::optional<std::string> NameEveryHolder(const WaitHolder& holder) {
 }
 
 std::optional<NeverRuns> WhyNeverRuns(const Scenario& s, const Job& job, bool first_shape_only) {
-  const bool any_group = std::any_of(s.cluster.groups.begin(), s.cluster.groups.end(),
-                                     [&](const NodeGroup& g) { return job.requirement.Matches(g); });
+  const bool any_group =
+      std::any_of(s.cluster.groups.begin(), s.cluster.groups.end(),
+                  [&](const NodeGroup& g) { return job.requirement.Matches(g); });
   if (!any_group) {
-    return NeverRuns{WaitReason::kGpuType,
-                     "no node group matches its gpu_type " +
-                         job.requirement.gpu_type.value_or("(any)") + " / min_gpu_memory_gb " +
-                         (job.requirement.min_gpu_memory_gb
-                              ? PriorityText(*job.requirement.min_gpu_memory_gb)
-                              : std::string("(any)"))};
+    return NeverRuns{
+        WaitReason::kGpuType,
+        "no node group matches its gpu_type " + job.requirement.gpu_type.value_or("(any)") +
+            " / min_gpu_memory_gb " +
+            (job.requirement.min_gpu_memory_gb ? PriorityText(*job.requirement.min_gpu_memory_gb)
+                                               : std::string("(any)"))};
   }
   const int groups = static_cast<int>(s.cluster.groups.size());
   bool any_block = false;
@@ -301,9 +317,9 @@ Result<void> CheckCanEverRun(const Scenario& scenario, const Job& job) {
 
 std::string ExplanationMessage(const JobExplanation& e, std::string_view policy,
                                const HolderNamer& name) {
-  const std::string planned =
-      e.planned_start ? "planned start: step " + std::to_string(*e.planned_start)
-                      : std::string("not in the horizon");
+  const std::string planned = e.planned_start
+                                  ? "planned start: step " + std::to_string(*e.planned_start)
+                                  : std::string("not in the horizon");
   if (e.spans.empty()) return e.message;
   const QueueKind kind = KindOf(policy);
   std::string out;
@@ -353,9 +369,8 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
     for (int j = 0; j < jobs; ++j) {
       if (!s.jobs[j].running) fifo_queue.push_back(j);
     }
-    std::stable_sort(fifo_queue.begin(), fifo_queue.end(), [&](int a, int b) {
-      return s.jobs[a].arrival_step < s.jobs[b].arrival_step;
-    });
+    std::stable_sort(fifo_queue.begin(), fifo_queue.end(),
+                     [&](int a, int b) { return s.jobs[a].arrival_step < s.jobs[b].arrival_step; });
   }
   // Which GPUs each service holds at any step (a baseline's reservation is held whole), with the
   // first such step.
@@ -405,7 +420,7 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
       WaitSpan span;
       span.from_step = t;
       span.to_step = t + 1;
-      std::vector<int> free_blocks;  // indexes into candidates
+      std::vector<int> free_blocks;      // indexes into candidates
       std::map<int, int> first_holders;  // holder -> the step of its first conflict
       for (size_t c = 0; c < candidates.size(); ++c) {
         const Candidate& b = candidates[c];

@@ -14,8 +14,8 @@
 //     services blocked_by_service; under ordo, planned jobs of at least its priority low_value;
 //     otherwise blocked_by_job.
 // Consecutive steps with the same reason and holders form one span. A job that can never run says
-// why instead: no group matches it, no block of its size exists, or the services' floors close every
-// block at every step (service_floor).
+// why instead: no group matches it, no block of its size exists, or the services' floors close
+// every block at every step (service_floor).
 //
 //   one group of 8 GPUs, horizon 10; job a (8 GPUs, steps 0-5) planned at 0, b (8 GPUs) at 6
 //   ExplainPlan -> b: planned_start 6, spans [{0, 6, blocked_by_job, holders [a (0-6)]}]

@@ -30,9 +30,8 @@ Plan MakeEmptyPlan(const Scenario& scenario, std::string_view policy_name) {
 
 void FinishPlan(const Scenario& scenario, std::chrono::steady_clock::time_point started,
                 Plan& plan) {
-  const auto solve_ms = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - started)
-                            .count();
+  const auto solve_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   auto solver = plan.metrics.solver;
   plan.metrics = ComputeMetrics(scenario, plan);
   plan.metrics.solve_ms = solve_ms;

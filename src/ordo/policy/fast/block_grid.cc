@@ -17,7 +17,9 @@ constexpr int kMaxTies = 8;
 // The lowest level L with slack < 2^L (every level above it too).
 int LowFrom(int slack) { return slack <= 0 ? 0 : std::bit_width(static_cast<unsigned>(slack)); }
 
-int LevelOf(int node, int height) { return height - (31 - std::countl_zero(static_cast<unsigned>(node))); }
+int LevelOf(int node, int height) {
+  return height - (31 - std::countl_zero(static_cast<unsigned>(node)));
+}
 
 }  // namespace
 
@@ -115,8 +117,8 @@ int BlockGrid::EarliestStart(const uint64_t* a, const uint64_t* b, int duration,
 }
 
 std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int duration_steps,
-                                                           const GpuRequirement& req,
-                                                           int earliest_start) const {
+                                                            const GpuRequirement& req,
+                                                            int earliest_start) const {
   const int level = Log2(gpus);
   int best_start = std::numeric_limits<int>::max();
   int best_fit = std::numeric_limits<int>::max();
@@ -150,8 +152,8 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
     while (top > 0) {
       const int node = stack[--top];
       const int node_level = LevelOf(node, tree.height);
-      const int bound = EarliestStart(Mask(tree, level, node), low_slack, duration_steps,
-                                      earliest_start);
+      const int bound =
+          EarliestStart(Mask(tree, level, node), low_slack, duration_steps, earliest_start);
       if (bound < 0 || bound > best_start) continue;
       // Among blocks free at the best start, a tighter fit is worth a bounded search only: nothing
       // fits tighter than exact, and past kMaxTies candidates the gain is not worth the time.

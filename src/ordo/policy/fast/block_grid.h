@@ -1,11 +1,11 @@
 // BlockGrid: which aligned GPU blocks are free at which steps, for placing rigid jobs fast.
 //
-// Every legal block (spec rule 3) is a node of a buddy tree over its node group: a block of 2^L GPUs
-// starting at an offset that is a multiple of 2^L from the group's first id. Each tree node keeps,
-// for every level L at or below its own, a step mask of the steps at which *all* of its level-L
-// sub-blocks are busy (an AND over them; at the node's own level that is simply its busy mask). That
-// AND is a lower bound on when any sub-block can start, so a search for the earliest free block
-// prunes whole subtrees, which keeps it logarithmic-ish on large, busy clusters.
+// Every legal block (spec rule 3) is a node of a buddy tree over its node group: a block of 2^L
+// GPUs starting at an offset that is a multiple of 2^L from the group's first id. Each tree node
+// keeps, for every level L at or below its own, a step mask of the steps at which *all* of its
+// level-L sub-blocks are busy (an AND over them; at the node's own level that is simply its busy
+// mask). That AND is a lower bound on when any sub-block can start, so a search for the earliest
+// free block prunes whole subtrees, which keeps it logarithmic-ish on large, busy clusters.
 //
 // Groups whose size is not a power of two are padded with GPUs that are busy at every step.
 // Services are fungible inside a group, so they appear only as counts: a block fits at a step only
@@ -34,9 +34,9 @@ class BlockGrid {
   };
 
   /// The earliest start in [earliest_start, horizon) at which some aligned block of `gpus` GPUs in
-  /// a group matching `req` is free for `duration_steps` steps (steps past the horizon are free) and
-  /// its group keeps its service slack; among the blocks free then, the one that breaks the smallest
-  /// free larger block (buddy best fit), then the lowest id. Empty when none exists.
+  /// a group matching `req` is free for `duration_steps` steps (steps past the horizon are free)
+  /// and its group keeps its service slack; among the blocks free then, the one that breaks the
+  /// smallest free larger block (buddy best fit), then the lowest id. Empty when none exists.
   [[nodiscard]] std::optional<Candidate> FindEarliest(int gpus, int duration_steps,
                                                       const GpuRequirement& req,
                                                       int earliest_start) const;
@@ -68,7 +68,7 @@ class BlockGrid {
     // and_masks[L][node * words + w]: AND over the node's level-L sub-blocks (heap order, root 1;
     // nodes at level L or above only).
     std::vector<std::vector<uint64_t>> and_masks;
-    std::vector<int> slack;                      // per step: size - jobs - service reservation
+    std::vector<int> slack;                        // per step: size - jobs - service reservation
     std::vector<std::vector<uint64_t>> low_slack;  // [L]: steps where slack < 2^L
   };
 

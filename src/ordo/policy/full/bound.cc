@@ -20,7 +20,8 @@ double TrivialBound(const Scenario& scenario) {
     for (const Shape& shape : job.shapes) {
       bool has_block = false;
       scenario.cluster.ForEachBlock(shape.gpus, job.requirement, [&](int) { has_block = true; });
-      if (has_block) best = std::max(best, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
+      if (has_block)
+        best = std::max(best, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
     }
     bound += best;
   }
@@ -32,8 +33,9 @@ Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, d
                        double memory_budget_bytes) {
   const auto started = std::chrono::steady_clock::now();
   const auto seconds_left = [&] {
-    return std::max(0.0, time_limit_s - std::chrono::duration<double>(
-                                            std::chrono::steady_clock::now() - started).count());
+    return std::max(
+        0.0, time_limit_s -
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   };
   if (BuildGridBytes(scenario) > memory_budget_bytes) {
     return Fail(Error{ErrorCode::kUnavailable, "memory_budget_bytes",

@@ -11,10 +11,9 @@ namespace ordo::policy::full {
 Decisions EmptyDecisions(const Scenario& scenario) {
   Decisions d;
   d.jobs.assign(scenario.jobs.size(), std::nullopt);
-  d.service_gpus.assign(
-      scenario.services.size(),
-      std::vector<std::vector<int>>(scenario.cluster.groups.size(),
-                                    std::vector<int>(scenario.horizon_steps, 0)));
+  d.service_gpus.assign(scenario.services.size(),
+                        std::vector<std::vector<int>>(scenario.cluster.groups.size(),
+                                                      std::vector<int>(scenario.horizon_steps, 0)));
   return d;
 }
 
@@ -155,8 +154,8 @@ Plan Realize(const Scenario& scenario, const Decisions& decisions, std::string_v
   const Cluster& cluster = scenario.cluster;
   const std::vector<uint8_t> batch = BatchOccupancy(scenario, &decisions);
   const size_t services = scenario.services.size();
-  // taken[gpu] = step + 1 when a service took the GPU at `step` (a per-step "free" marker that needs
-  // no clearing between steps).
+  // taken[gpu] = step + 1 when a service took the GPU at `step` (a per-step "free" marker that
+  // needs no clearing between steps).
   std::vector<int> taken(static_cast<size_t>(cluster.total_gpus()), 0);
   std::vector<int> kept(services);
   for (int t = 0; t < steps; ++t) {

@@ -226,8 +226,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   const double gpu_steps =
       static_cast<double>(scenario.cluster.total_gpus()) * scenario.horizon_steps;
   const double finish_s = std::min(0.3 * limit, kFinishSecondsPerGpuStep * gpu_steps);
-  const Clock::time_point search_deadline =
-      deadline - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(finish_s));
+  const Clock::time_point search_deadline = deadline - std::chrono::duration_cast<Clock::duration>(
+                                                           std::chrono::duration<double>(finish_s));
 
   // Fast mode sizes its own work; a quarter of the time bounds it on inputs too large for that.
   // The greedy is microseconds on small inputs; a tenth of the time bounds it on huge ones.
@@ -246,8 +246,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     running = BatchOccupancy(scenario, nullptr);
     whole_size = PatternModelSize(scenario, whole, BlockedIndex(scenario, running),
                                   config.max_whole_columns);
-    local.columns =
-        static_cast<int64_t>(whole_size.columns - ServicePartSize(scenario).columns);
+    local.columns = static_cast<int64_t>(whole_size.columns - ServicePartSize(scenario).columns);
   } else {
     local.columns = config.max_whole_columns + 1;
     local.too_large = !grids_fit;
@@ -283,10 +282,10 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   }
   if (local.whole) {
     const Promises* promises = config.promises ? &*config.promises : nullptr;
-    const Pooled pooled = pooled_fits ? SolvePooled(scenario, warm.decisions, promises, running,
-                                                    **backend, config, options, search_deadline,
-                                                    local)
-                                      : Pooled{};
+    const Pooled pooled = pooled_fits
+                              ? SolvePooled(scenario, warm.decisions, promises, running, **backend,
+                                            config, options, search_deadline, local)
+                              : Pooled{};
     if (pooled.packed && (Better(pooled.objective, warm.objective) || !warm.keeps)) {
       improved = pooled.packed;
     }
@@ -322,8 +321,8 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
       lns.memory_budget_bytes = budget;
       lns.stop = options.stop;
       lns.seed = options.seed;
-      improved = ImproveByLns(scenario, improved ? *improved : warm.decisions, **backend, lns,
-                              &local.lns);
+      improved =
+          ImproveByLns(scenario, improved ? *improved : warm.decisions, **backend, lns, &local.lns);
     }
   } else if (!stopped() && SecondsLeft(search_deadline) > 0) {
     if (auto lp = LpBound(scenario, **backend, config.lp_bound_share * SecondsLeft(search_deadline),

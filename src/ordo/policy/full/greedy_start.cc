@@ -18,7 +18,8 @@ std::vector<std::vector<std::vector<int>>> GreedyServiceCounts(
   for (int g = 0; g < groups; ++g) {
     const int first = cluster.group_first_gpu(g);
     for (int gpu = first; gpu < first + cluster.group_gpus(g); ++gpu) {
-      for (int t = 0; t < steps; ++t) free[g][t] += blocked[static_cast<size_t>(gpu) * steps + t] == 0;
+      for (int t = 0; t < steps; ++t)
+        free[g][t] += blocked[static_cast<size_t>(gpu) * steps + t] == 0;
     }
   }
   std::vector<std::vector<std::vector<int>>> counts(
@@ -41,7 +42,8 @@ std::vector<std::vector<std::vector<int>>> GreedyServiceCounts(
   for (int s = 0; s < services; ++s) {
     floors[s] = ServiceFloor(scenario, s);
     ceilings[s] = ServiceCeiling(scenario, s);
-    for (int t = 0; t < steps; ++t) take(s, t, std::max(scenario.services[s].min_gpus, floors[s][t]));
+    for (int t = 0; t < steps; ++t)
+      take(s, t, std::max(scenario.services[s].min_gpus, floors[s][t]));
   }
   std::vector<int> order(services);
   std::iota(order.begin(), order.end(), 0);

@@ -110,11 +110,13 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
         if (job.running || job.arrival_step >= steps) continue;
         double could = 0;
         for (const Shape& shape : job.shapes) {
-          could = std::max(could, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
+          could =
+              std::max(could, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
         }
-        const double does = best.jobs[j] ? PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
-                                                           best.jobs[j]->start)
-                                         : 0.0;
+        const double does = best.jobs[j]
+                                ? PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
+                                                  best.jobs[j]->start)
+                                : 0.0;
         if (could - does > 1e-9) {
           losing.emplace_back(could - does, j);
           total += could - does;
@@ -178,9 +180,10 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     }
     const int region = region_sizes[rng.Uniform(0, static_cast<int>(region_sizes.size()) - 1)];
     const int slots = (size + region - 1) / region;
-    const int offset = focus >= 0 && best.jobs[focus]
-                           ? (best.jobs[focus]->first_gpu - cluster.group_first_gpu(g)) / region * region
-                           : rng.Uniform(0, slots - 1) * region;
+    const int offset =
+        focus >= 0 && best.jobs[focus]
+            ? (best.jobs[focus]->first_gpu - cluster.group_first_gpu(g)) / region * region
+            : rng.Uniform(0, slots - 1) * region;
     Window window;
     window.first_gpu = cluster.group_first_gpu(g) + offset;
     window.end_gpu = cluster.group_first_gpu(g) + std::min(size, offset + region);
@@ -188,7 +191,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     if (focus >= 0) {
       // From the focus job's earliest start, far enough to hold its current start.
       window.first_start = std::max(0, scenario.jobs[focus].arrival_step);
-      if (best.jobs[focus]) length = std::max(length, best.jobs[focus]->start - window.first_start + 1);
+      if (best.jobs[focus])
+        length = std::max(length, best.jobs[focus]->start - window.first_start + 1);
       window.end_start = std::min(steps, window.first_start + length);
     } else {
       window.first_start = rng.Uniform(0, steps - length);
@@ -240,7 +244,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       return true;
     };
     if (focus >= 0 && std::count(movers.begin(), movers.end(), focus) +
-                              std::count(waiting.begin(), waiting.end(), focus) > 0) {
+                              std::count(waiting.begin(), waiting.end(), focus) >
+                          0) {
       try_add(focus);
     }
     bool all_movers = true;
@@ -267,8 +272,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       if (job.running) {
         fixed_reward += RunningJobReward(scenario, job);
       } else if (best.jobs[j] && !freed[j]) {
-        fixed_reward += PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
-                                        best.jobs[j]->start);
+        fixed_reward +=
+            PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape], best.jobs[j]->start);
       }
     }
     const PatternModel model(scenario, window, blocked, fixed_reward);
@@ -278,9 +283,9 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     params.relative_gap = 1e-6;
     params.seed = static_cast<int>(options.seed % 1000003) + iteration;
     params.stop = options.stop;
-    params.time_limit_s = std::min(
-        options.seconds_per_solve,
-        std::chrono::duration<double>(options.deadline - Clock::now()).count());
+    params.time_limit_s =
+        std::min(options.seconds_per_solve,
+                 std::chrono::duration<double>(options.deadline - Clock::now()).count());
     if (params.time_limit_s <= 0) break;
     const Clock::time_point solve_started = Clock::now();
     longest_build_s = std::max(

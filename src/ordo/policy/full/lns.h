@@ -50,9 +50,9 @@ struct LnsOptions {
 struct LnsStats {
   int iterations = 0;
   int improvements = 0;
-  int proven = 0;                 // sub-solves CBC proved optimal
-  long long columns = 0;          // pattern columns over all sub-MILPs
-  double solve_seconds = 0;       // wall time inside CBC
+  int proven = 0;            // sub-solves CBC proved optimal
+  long long columns = 0;     // pattern columns over all sub-MILPs
+  double solve_seconds = 0;  // wall time inside CBC
   double start_objective = 0;
   double objective = 0;
   bool too_large = false;  // the fixed part of a neighbourhood is over the memory budget

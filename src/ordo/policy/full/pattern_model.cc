@@ -67,7 +67,8 @@ bool BlockedIndex::Free(int first_gpu, int gpus, int from, int to) const {
   return true;
 }
 
-std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vector<uint8_t>& blocked) {
+std::vector<std::vector<int>> FreeGpus(const Scenario& scenario,
+                                       const std::vector<uint8_t>& blocked) {
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;
   const int groups = static_cast<int>(cluster.groups.size());
@@ -253,7 +254,8 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     atom_size[g] = atom_size[g] == 0 ? gpus : std::min(atom_size[g], gpus);
   }
   for (int g = 0; g < groups; ++g) {
-    atom_base[g + 1] = atom_base[g] + (atom_size[g] == 0 ? 0 : cluster.group_gpus(g) / atom_size[g]);
+    atom_base[g + 1] =
+        atom_base[g] + (atom_size[g] == 0 ? 0 : cluster.group_gpus(g) / atom_size[g]);
   }
   const int atoms = atom_base[groups];
   {
@@ -285,7 +287,8 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   }
 
   // Services, and the capacity rows they share with batch work.
-  std::vector<std::vector<std::vector<Term>>> batch_terms(groups, std::vector<std::vector<Term>>(steps));
+  std::vector<std::vector<std::vector<Term>>> batch_terms(groups,
+                                                          std::vector<std::vector<Term>>(steps));
   for (int c = 0; c < num_patterns(); ++c) {
     const Pattern& p = patterns_[c];
     const int g = cluster.group_of(p.first_gpu);

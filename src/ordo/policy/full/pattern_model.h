@@ -49,7 +49,8 @@ struct ServiceColumns {
 };
 
 /// Per group and step, the GPUs not in `blocked` ([gpu * T + step]).
-std::vector<std::vector<int>> FreeGpus(const Scenario& scenario, const std::vector<uint8_t>& blocked);
+std::vector<std::vector<int>> FreeGpus(const Scenario& scenario,
+                                       const std::vector<uint8_t>& blocked);
 
 /// Adds the services (integer counts per matching group and step, rules 2 and 4, unmet slacks
 /// with their penalties) and the capacity rows per (group, step): `batch_terms[g][t]` (batch
@@ -134,8 +135,8 @@ class PatternModel {
   const Scenario& scenario_;
   Window window_;
   solver::MilpModel milp_{solver::Sense::kMaximize};
-  std::vector<Pattern> patterns_;            // column i < patterns_.size() is patterns_[i]
-  std::vector<int> job_first_, job_end_;     // per window job (same order): its pattern range
+  std::vector<Pattern> patterns_;         // column i < patterns_.size() is patterns_[i]
+  std::vector<int> job_first_, job_end_;  // per window job (same order): its pattern range
   ServiceColumns services_;
 };
 

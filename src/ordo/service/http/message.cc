@@ -78,9 +78,9 @@ void SplitTarget(std::string_view target, std::string& path,
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
     if (pair.empty()) continue;
     const size_t eq = pair.find('=');
-    query.emplace_back(PercentDecode(pair.substr(0, eq), true),
-                       eq == std::string_view::npos ? std::string()
-                                                    : PercentDecode(pair.substr(eq + 1), true));
+    query.emplace_back(
+        PercentDecode(pair.substr(0, eq), true),
+        eq == std::string_view::npos ? std::string() : PercentDecode(pair.substr(eq + 1), true));
   }
 }
 

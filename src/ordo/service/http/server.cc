@@ -91,7 +91,10 @@ struct Server::Impl {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(Server::Impl& server, tcp::socket socket, std::string peer)
-      : server_(server), stream_(std::move(socket)), buffer_(kBufferBytes), peer_(std::move(peer)) {}
+      : server_(server),
+        stream_(std::move(socket)),
+        buffer_(kBufferBytes),
+        peer_(std::move(peer)) {}
 
   void Start() { ReadHead(); }
 
@@ -113,10 +116,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     request_ = Request{};
     // One deadline for the whole request: set here, not renewed by the bytes that arrive.
     stream_.expires_after(Seconds(server_.limits.request_timeout_s));
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             [self = shared_from_this()](error_code ec, size_t) {
-                               self->OnHead(ec);
-                             });
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](error_code ec, size_t) { self->OnHead(ec); });
   }
 
   void OnHead(error_code ec) {
@@ -181,7 +183,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
       try {
         response = self->server_.handlers.handle(self->request_);
       } catch (const std::exception& ex) {
-        response = self->server_.handlers.refuse(500, "", std::string("internal error: ") + ex.what());
+        response =
+            self->server_.handlers.refuse(500, "", std::string("internal error: ") + ex.what());
       }
       asio::post(self->server_.ioc, [self, response = std::move(response)]() mutable {
         self->Respond(std::move(response), /*close=*/false);
@@ -196,12 +199,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void Failed(error_code ec) {
     if (ec == bhttp::error::body_limit) {
-      return Refuse(413, "", "the body exceeds " + std::to_string(server_.limits.max_body_bytes) +
-                                 " bytes");
+      return Refuse(413, "",
+                    "the body exceeds " + std::to_string(server_.limits.max_body_bytes) + " bytes");
     }
     if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
-      return Refuse(431, "", "the request head exceeds " +
-                                 std::to_string(server_.limits.max_header_bytes) + " bytes");
+      return Refuse(
+          431, "",
+          "the request head exceeds " + std::to_string(server_.limits.max_header_bytes) + " bytes");
     }
     if (ec == bhttp::error::bad_content_length) {
       return Refuse(400, "Content-Length", "must be given once, as one decimal number of bytes");
@@ -305,9 +309,9 @@ void Server::Impl::Admit(tcp::socket socket) {
     if (from_peer == 0) per_client.erase(peer);
     // Best effort, never blocking: a fresh socket's send buffer takes a short answer whole.
     const bool per_client_cap = static_cast<int>(connections.size()) < limits.max_connections;
-    Response busy = handlers.refuse(503, "", per_client_cap
-                                                 ? "too many connections from this address"
-                                                 : "too many connections");
+    Response busy = handlers.refuse(
+        503, "",
+        per_client_cap ? "too many connections from this address" : "too many connections");
     std::string text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: " + busy.content_type +
                        "\r\nContent-Length: " + std::to_string(busy.body.size()) +
                        "\r\nRetry-After: 1\r\nConnection: close\r\n\r\n" + busy.body;
@@ -396,8 +400,8 @@ Result<int> Server::Bind(const std::string& host, int port) {
   const std::string where = host + ":" + std::to_string(port);
   error_code ec;
   tcp::resolver resolver(impl_->ioc);
-  const auto endpoints = resolver.resolve(host, std::to_string(port),
-                                          tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  const auto endpoints = resolver.resolve(
+      host, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   if (ec || endpoints.empty()) {
     return Fail(Error{ErrorCode::kIo, "--listen", "cannot resolve " + host + ": " + ec.message()});
   }

@@ -12,15 +12,14 @@
 #include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
+#include <cstdio>
+#include <exception>
 #include <limits>
 #include <mutex>
-#include <cstdio>
-#include <cmath>
-#include <exception>
 #include <new>
 #include <string>
 #include <vector>
@@ -216,7 +215,8 @@ void FillSolution(const MilpModel& model, double sign, CbcModel& cbc, bool searc
   if (searched && std::abs(internal) < 1e49) {
     bound = sign * internal + model.objective_offset();
     const double tolerance = 1e-9 * std::max(1.0, std::abs(bound));
-    const bool fallback = std::isfinite(cbc_objective) && std::abs(bound - cbc_objective) <= tolerance;
+    const bool fallback =
+        std::isfinite(cbc_objective) && std::abs(bound - cbc_objective) <= tolerance;
     const bool wrong_side = better(result.objective, bound + (maximise ? tolerance : -tolerance));
     if (wrong_side || (fallback && result.status != ModelStatus::kOptimal)) bound = none;
   }
@@ -265,7 +265,7 @@ ModelStatus MapCbcStatus(const CbcOutcome& o) {
       if (o.proven_infeasible) return any ? ModelStatus::kOptimal : ModelStatus::kInfeasible;
       if (o.secondary_status == 2 && any) return ModelStatus::kOptimal;  // requested gap reached
       return any ? ModelStatus::kFeasibleAtLimit : ModelStatus::kNoSolutionAtLimit;
-    case 2:  // abandoned: numerical difficulties
+    case 2:   // abandoned: numerical difficulties
     case -1:  // branch and bound never ran
     default:
       return ModelStatus::kError;
@@ -330,14 +330,15 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
       root.proven_optimal = solver.isProvenOptimal();
       root.proven_primal_infeasible = solver.isProvenPrimalInfeasible();
       root.proven_dual_infeasible = solver.isProvenDualInfeasible();
-      root.limit_reached = solver.getModelPtr()->status() == 3 || solver.getModelPtr()->status() == 5;
+      root.limit_reached =
+          solver.getModelPtr()->status() == 3 || solver.getModelPtr()->status() == 5;
       root.abandoned = solver.isAbandoned();
       const ModelStatus lp = MapClpStatus(root);
       if (lp != ModelStatus::kOptimal) {
         // Infeasible or unbounded relaxations settle the model; a stopped or failed one leaves
         // only the start (if any), with no bound.
         result.status = lp == ModelStatus::kInfeasible || lp == ModelStatus::kUnbounded ? lp
-                        : !start.empty() ? ModelStatus::kFeasibleAtLimit
+                        : !start.empty()            ? ModelStatus::kFeasibleAtLimit
                         : lp == ModelStatus::kError ? ModelStatus::kError
                                                     : ModelStatus::kNoSolutionAtLimit;
         if (lp == ModelStatus::kInfeasible && !start.empty()) result.status = ModelStatus::kError;
@@ -388,8 +389,8 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     if (!driver_lock.owns_lock()) {
       // Another solve held CBC's driver past this one's deadline (or the stop came first): the
       // root LP's bound and the start are all there is.
-      result.status = start.empty() ? ModelStatus::kNoSolutionAtLimit
-                                    : ModelStatus::kFeasibleAtLimit;
+      result.status =
+          start.empty() ? ModelStatus::kNoSolutionAtLimit : ModelStatus::kFeasibleAtLimit;
       result.best_bound = root_bound;
       if (!start.empty()) {
         result.solution = start;
@@ -454,7 +455,8 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
       // clang-format on
       if (params.max_nodes >= 0) {
         args.insert(args.end(),
-                    {"-maxNodes", Arg(static_cast<double>(std::min<long long>(params.max_nodes, INT_MAX)))});
+                    {"-maxNodes",
+                     Arg(static_cast<double>(std::min<long long>(params.max_nodes, INT_MAX)))});
       }
       args.insert(args.end(), {"-solve", "-quit"});
       std::vector<const char*> argv;

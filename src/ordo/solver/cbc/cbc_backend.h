@@ -11,13 +11,13 @@ namespace ordo::solver {
 
 /// What CBC reported after a solve, as plain values (so the mapping is testable without CBC).
 struct CbcOutcome {
-  int status = -1;            // CbcModel::status(): -1 not run, 0 finished, 1 limit, 2 abandoned, 5 event
+  int status = -1;  // CbcModel::status(): -1 not run, 0 finished, 1 limit, 2 abandoned, 5 event
   int secondary_status = -1;  // CbcModel::secondaryStatus(): 0 done, 1 infeasible, 2 gap, 3 nodes,
                               // 4 time, 5 event, 6 solutions, 7 unbounded, 8 iterations
-  bool proven_infeasible = false;    // CbcModel::isProvenInfeasible()
-  bool continuous_unbounded = false; // CbcModel::isContinuousUnbounded()
-  bool has_solution = false;         // CbcModel::bestSolution() != nullptr
-  bool has_start = false;            // a verified feasible MIP start was given
+  bool proven_infeasible = false;     // CbcModel::isProvenInfeasible()
+  bool continuous_unbounded = false;  // CbcModel::isContinuousUnbounded()
+  bool has_solution = false;          // CbcModel::bestSolution() != nullptr
+  bool has_start = false;             // a verified feasible MIP start was given
 };
 
 /// The one mapping from CBC's status pair to ModelStatus. Every input maps to some status; an
@@ -27,7 +27,7 @@ ModelStatus MapCbcStatus(const CbcOutcome& outcome);
 
 /// CBC's LP solver (Clp) status after an LP solve, as plain values.
 struct ClpOutcome {
-  bool proven_optimal = false;          // isProvenOptimal()
+  bool proven_optimal = false;  // isProvenOptimal()
   bool proven_primal_infeasible = false;
   bool proven_dual_infeasible = false;  // the LP is unbounded
   bool limit_reached = false;           // iteration or time limit, or the stop event

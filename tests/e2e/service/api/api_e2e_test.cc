@@ -481,8 +481,8 @@ TEST_F(ServeTest, RestartResumesWhereItStopped) {
   const json history_before = server_.Get("/v1/plan/history?from=0&to=10", kAdminToken).json();
   // SIGTERM is a clean exit, and an idle keep-alive connection does not hold it up for long.
   HttpConnection idle = server_.Connect();
-  ASSERT_TRUE(
-      idle.Request("GET", "/v1/health", {{"Authorization", std::string("Bearer ") + kAdminToken}}, ""));
+  ASSERT_TRUE(idle.Request("GET", "/v1/health",
+                           {{"Authorization", std::string("Bearer ") + kAdminToken}}, ""));
   const auto stopping = std::chrono::steady_clock::now();
   EXPECT_EQ(server_.Terminate(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(15));

@@ -177,8 +177,8 @@ TEST_F(ClientTest, ServerRefusalsExitOneWithTheServersMessage) {
   EXPECT_TRUE(bad_token.out.empty());
 
   // The server names the field it refuses.
-  const CliResult bad_job = Client({"submit", "--kind", "training", "--priority", "1", "--gpus",
-                                    "3", "--duration-steps", "1"});
+  const CliResult bad_job = Client(
+      {"submit", "--kind", "training", "--priority", "1", "--gpus", "3", "--duration-steps", "1"});
   EXPECT_EQ(bad_job.exit_code, 1);
   EXPECT_NE(bad_job.err.find("400 bad request: gpus: "), std::string::npos) << bad_job.err;
   const CliResult unknown = Client({"show", "nope"});
@@ -204,8 +204,8 @@ TEST_F(ClientTest, UnreachableServerExitsThreeInOneLine) {
     EXPECT_EQ(Lines(r.err), 1) << r.err;
     EXPECT_NE(r.err.find("cannot reach " + nowhere), std::string::npos) << r.err;
   }
-  const CliResult bad_name = RunOrdo({"queue", "--server", "http://no-such-host.invalid:8080",
-                                      "--token", kTokenA});
+  const CliResult bad_name =
+      RunOrdo({"queue", "--server", "http://no-such-host.invalid:8080", "--token", kTokenA});
   EXPECT_EQ(bad_name.exit_code, 3) << bad_name.err;
   EXPECT_EQ(Lines(bad_name.err), 1) << bad_name.err;
 }
@@ -221,8 +221,8 @@ TEST_F(ClientTest, ServerAndTokenFromFlagsThenEnvironmentThenConfigFile) {
   std::filesystem::create_directories(home_.path() / "ordo");
   WriteWhole(home_.path() / "ordo" / "client.json",
              json{{"server", url_}, {"token", kTokenA}}.dump());
-  ASSERT_EQ(Client({"submit", "--id", "a1", "--kind", "training", "--priority", "1", "--gpus",
-                    "1", "--duration-steps", "1"})
+  ASSERT_EQ(Client({"submit", "--id", "a1", "--kind", "training", "--priority", "1", "--gpus", "1",
+                    "--duration-steps", "1"})
                 .exit_code,
             0);
   CliResult r = RunOrdo({"queue"});
@@ -256,19 +256,19 @@ TEST_F(ClientTest, ServerAndTokenFromFlagsThenEnvironmentThenConfigFile) {
 }
 
 TEST_F(ClientTest, UsageErrorsAreOneLineNamingTheHelp) {
-  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
-           {"submit", "--gpus", "many"},
-           {"submit", "--priority", "high"},
-           {"submit", "a.json", "b.json"},
-           {"queue", "--state", "pending", "--all"},
-           {"queue", "--colour"},
-           {"show"},
-           {"cancel"},
-           {"advance", "0"},
-           {"advance", "1001"},
-           {"queue", "--server", "https://127.0.0.1:8080"},
-           {"queue", "--server", "ftp://127.0.0.1:21"},
-           {"queue", "--server", "http://127.0.0.1:99999"}}) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"submit", "--gpus", "many"},
+                                             {"submit", "--priority", "high"},
+                                             {"submit", "a.json", "b.json"},
+                                             {"queue", "--state", "pending", "--all"},
+                                             {"queue", "--colour"},
+                                             {"show"},
+                                             {"cancel"},
+                                             {"advance", "0"},
+                                             {"advance", "1001"},
+                                             {"queue", "--server", "https://127.0.0.1:8080"},
+                                             {"queue", "--server", "ftp://127.0.0.1:21"},
+                                             {"queue", "--server", "http://127.0.0.1:99999"}}) {
     std::vector<std::string> full = args;
     if (std::find(args.begin(), args.end(), "--server") == args.end()) {
       full.insert(full.end(), {"--server", url_});

@@ -110,8 +110,7 @@ TEST(ServeCrash, KillNineDuringBurstLosesNoAcknowledgedJob) {
   for (const auto& [id, n] : stored) EXPECT_EQ(n, 1) << id << " is stored " << n << " times";
   // ...and nothing no client sent (a job in flight at the kill may or may not be there).
   for (const auto& [id, n] : stored) {
-    EXPECT_TRUE(sent_with_id.count(id) || id.rfind("a/job-", 0) == 0 ||
-                id.rfind("b/job-", 0) == 0)
+    EXPECT_TRUE(sent_with_id.count(id) || id.rfind("a/job-", 0) == 0 || id.rfind("b/job-", 0) == 0)
         << "unexpected job " << id;
   }
   EXPECT_LE(generated, sent_without_id);

@@ -106,7 +106,8 @@ TEST_F(TenantIdsTest, TwoTenantsBothSubmitShared1) {
 
     // A what-if adding a second shared-1 is refused for each, naming its own; one with a new id
     // plans beside the tenant's own shared-1 only.
-    Response dup = server_.Post("/v1/whatif", t.token, json{{"jobs", {Job("shared-1", 1, 1, 1)}}}.dump());
+    Response dup =
+        server_.Post("/v1/whatif", t.token, json{{"jobs", {Job("shared-1", 1, 1, 1)}}}.dump());
     EXPECT_EQ(dup.status, 400) << dup.body;
     EXPECT_EQ(dup.json()["error"]["field"], "jobs[0].id");
     Response whatif =
@@ -117,8 +118,8 @@ TEST_F(TenantIdsTest, TwoTenantsBothSubmitShared1) {
     EXPECT_EQ(hypothetical[0]["gpus"], t.gpus);
 
     // No view names a qualified id or the other tenant.
-    for (const char* path : {"/v1/jobs", "/v1/plan", "/v1/dashboard", "/v1/plan/history",
-                             "/v1/plan/committed"}) {
+    for (const char* path :
+         {"/v1/jobs", "/v1/plan", "/v1/dashboard", "/v1/plan/history", "/v1/plan/committed"}) {
       const std::string body = server_.Get(path, t.token).body;
       EXPECT_EQ(body.find("/shared-1"), std::string::npos) << path << ": " << body;
     }

@@ -48,8 +48,7 @@ TEST(TenantPriority, MaxPriorityIsEnforcedAndBadConfigExits2) {
   config["tenants"][0]["share"] = "50%";
   config["tenants"][0]["max_priority"] = 5;
   config["tenants"][1]["share"] = 8;
-  ServerProcess server =
-      ServerProcess::Start(config, {"--manual-clock", "--full-every", "0"}, dir);
+  ServerProcess server = ServerProcess::Start(config, {"--manual-clock", "--full-every", "0"}, dir);
   ASSERT_TRUE(server.running());
 
   Response above = server.Post("/v1/jobs", kTokenA, Job("too-high", 1, 1, 6).dump());
@@ -57,8 +56,7 @@ TEST(TenantPriority, MaxPriorityIsEnforcedAndBadConfigExits2) {
   EXPECT_EQ(above.json()["error"]["field"], "priority") << above.body;
   EXPECT_EQ(server.Post("/v1/jobs", kTokenA, Job("at-cap", 1, 1, 5).dump()).status, 201);
   EXPECT_EQ(server.Post("/v1/jobs", kTokenB, Job("uncapped", 1, 1, 9).dump()).status, 201);
-  Response whatif =
-      server.Post("/v1/whatif", kTokenA, json{{"jobs", {Job("w", 1, 1, 9)}}}.dump());
+  Response whatif = server.Post("/v1/whatif", kTokenA, json{{"jobs", {Job("w", 1, 1, 9)}}}.dump());
   EXPECT_EQ(whatif.status, 400) << whatif.body;
   EXPECT_EQ(whatif.json()["error"]["field"], "jobs[0].priority") << whatif.body;
   EXPECT_EQ(server.Terminate(), 0);
@@ -77,7 +75,10 @@ TEST(TenantPriority, MaxPriorityIsEnforcedAndBadConfigExits2) {
                "tenants[0].max_priority"},
            Bad{"max_priority below 1", [](json& c) { c["tenants"][0]["max_priority"] = 0.5; },
                "tenants[0].max_priority"},
-           Bad{"aging cap below 1", [](json& c) { c["planning"] = {{"aging", {{"cap", 0}}}}; },
+           Bad{"aging cap below 1",
+               [](json& c) {
+                 c["planning"] = {{"aging", {{"cap", 0}}}};
+               },
                "planning.aging.cap"},
        }) {
     json broken = config;

@@ -50,11 +50,8 @@ json Job(const std::string& id, int gpus, int duration, double priority) {
 }
 
 json Service(const std::string& id, int min_gpus, std::vector<int> demand) {
-  return {{"id", id},
-          {"priority", 10},
-          {"min_gpus", min_gpus},
-          {"max_gpus", 16},
-          {"demand", demand}};
+  return {
+      {"id", id}, {"priority", 10}, {"min_gpus", min_gpus}, {"max_gpus", 16}, {"demand", demand}};
 }
 
 // Tenant B's secret-x (priority 9, 8 GPUs) holds the only node; tenant A's job waits behind it.
@@ -74,14 +71,18 @@ TEST_F(TruthTest, AnotherTenantsJobIsNeverNamed) {
   EXPECT_EQ(view["planned_start_step"], 4);
 
   const std::vector<std::pair<std::string, std::string>> reads = {
-      {"GET", "/v1/jobs/a-wait"}, {"GET", "/v1/jobs"},         {"GET", "/v1/plan"},
-      {"GET", "/v1/dashboard"},   {"GET", "/v1/history?from=0&to=10"},
+      {"GET", "/v1/jobs/a-wait"},
+      {"GET", "/v1/jobs"},
+      {"GET", "/v1/plan"},
+      {"GET", "/v1/dashboard"},
+      {"GET", "/v1/history?from=0&to=10"},
       {"POST", "/v1/whatif"}};
   for (const auto& [method, path] : reads) {
     Response r = method == "GET"
                      ? server_.Get(path, kTokenA)
                      : server_.Post(path, kTokenA, json{{"jobs", {Job("w", 8, 1, 1)}}}.dump());
-    EXPECT_EQ(r.body.find("secret-x"), std::string::npos) << method << " " << path << ": " << r.body;
+    EXPECT_EQ(r.body.find("secret-x"), std::string::npos)
+        << method << " " << path << ": " << r.body;
     EXPECT_EQ(r.body.find("priority 9"), std::string::npos) << method << " " << path;
   }
   // Asking for it by name is a 404 that says no more than the caller's own words.
@@ -157,11 +158,10 @@ TEST_F(TruthTest, AServiceAtItsLowIsNotCalledAtItsPeak) {
 // submission with a 400 naming `gpus`; with an 8-GPU alternative shape it is accepted.
 TEST_F(TruthTest, AJobThatCanNeverRunIsRefusedAtSubmission) {
   StartServer(TestConfig(2, 12));
-  ASSERT_EQ(server_
-                .Post("/v1/services", kAdminToken,
-                      Service("chat", 1, std::vector<int>(12, 1)).dump())
-                .status,
-            201);
+  ASSERT_EQ(
+      server_.Post("/v1/services", kAdminToken, Service("chat", 1, std::vector<int>(12, 1)).dump())
+          .status,
+      201);
   Response r = server_.Post("/v1/jobs", kTokenA, Job("llama-16", 16, 2, 5).dump());
   EXPECT_EQ(r.status, 400) << r.body;
   EXPECT_EQ(r.json()["error"]["field"], "gpus") << r.body;
@@ -170,10 +170,11 @@ TEST_F(TruthTest, AJobThatCanNeverRunIsRefusedAtSubmission) {
   EXPECT_NE(r.json()["error"]["message"].get<std::string>().find("min_gpus"), std::string::npos)
       << r.body;
 
-  json shapes = {{"id", "llama-16-or-8"},
-                 {"kind", "training"},
-                 {"priority", 5},
-                 {"shapes", {{{"gpus", 16}, {"duration_steps", 2}}, {{"gpus", 8}, {"duration_steps", 4}}}}};
+  json shapes = {
+      {"id", "llama-16-or-8"},
+      {"kind", "training"},
+      {"priority", 5},
+      {"shapes", {{{"gpus", 16}, {"duration_steps", 2}}, {{"gpus", 8}, {"duration_steps", 4}}}}};
   EXPECT_EQ(server_.Post("/v1/jobs", kTokenA, shapes.dump()).status, 201);
   json only16 = shapes;
   only16["id"] = "only-16";

@@ -121,8 +121,11 @@ TEST(BlockGridTest, NonPowerOfTwoGroupNeverOffersPaddedBlocks) {
 }
 
 TEST(BlockGridTest, TypeRequirementSelectsTheGroup) {
-  const Scenario s =
-      ScenarioBuilder("g").Steps(4).Group("a", 1, 8, "A100", 40).Group("h", 1, 8, "H100", 80).Build();
+  const Scenario s = ScenarioBuilder("g")
+                         .Steps(4)
+                         .Group("a", 1, 8, "A100", 40)
+                         .Group("h", 1, 8, "H100", 80)
+                         .Build();
   BlockGrid grid(s.cluster, 4);
   GpuRequirement req;
   req.gpu_type = "H100";
@@ -142,12 +145,13 @@ TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
     b.Steps(horizon);
     const int groups = rng.Uniform(1, 3);
     for (int g = 0; g < groups; ++g) {
-      b.Group("g" + std::to_string(g), rng.Uniform(1, 5), 1 << rng.Uniform(0, 3),
-              g % 2 ? "B" : "A", 80);
+      b.Group("g" + std::to_string(g), rng.Uniform(1, 5), 1 << rng.Uniform(0, 3), g % 2 ? "B" : "A",
+              80);
     }
     const Scenario s = b.Build();
     BlockGrid grid(s.cluster, horizon);
-    Model model{&s.cluster, horizon,
+    Model model{&s.cluster,
+                horizon,
                 std::vector<std::vector<bool>>(horizon, std::vector<bool>(s.cluster.total_gpus())),
                 {}};
     for (size_t g = 0; g < s.cluster.groups.size(); ++g) {

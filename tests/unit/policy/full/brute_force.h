@@ -97,7 +97,8 @@ inline double BruteForceOptimum(const Scenario& s) {
   const auto run_bits = [&](int first, int size, int start, int duration) {
     uint64_t bits = 0;
     for (int g = first; g < first + size; ++g) {
-      for (int t = std::max(0, start); t < std::min(steps, start + duration); ++t) bits |= bit(g, t);
+      for (int t = std::max(0, start); t < std::min(steps, start + duration); ++t)
+        bits |= bit(g, t);
     }
     return bits;
   };
@@ -121,10 +122,10 @@ inline double BruteForceOptimum(const Scenario& s) {
   for (const Job& job : s.jobs) {
     if (!job.running) continue;
     const Shape& shape = job.shapes.front();
-    running |= run_bits(job.running->first_gpu, shape.gpus, job.running->start_step,
-                        shape.duration_steps);
-    running_reward += run_reward(job.priority, shape.gpus, job.running->start_step,
-                                 shape.duration_steps);
+    running |=
+        run_bits(job.running->first_gpu, shape.gpus, job.running->start_step, shape.duration_steps);
+    running_reward +=
+        run_reward(job.priority, shape.gpus, job.running->start_step, shape.duration_steps);
   }
   std::unordered_map<uint64_t, double> states{{running, running_reward}};
   for (const Job& job : s.jobs) {
@@ -184,7 +185,8 @@ inline double BruteForceOptimum(const Scenario& s) {
           }
           for (int before = 0; before <= gpus; ++before) {
             if (value[before] == kNone) continue;
-            if (svc.max_change_per_step && std::abs(r - before) > *svc.max_change_per_step) continue;
+            if (svc.max_change_per_step && std::abs(r - before) > *svc.max_change_per_step)
+              continue;
             next[r] = std::max(next[r], value[before] - cost);
           }
         }

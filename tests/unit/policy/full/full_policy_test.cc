@@ -99,15 +99,15 @@ TEST(FullPolicy, HandWorkedExample) {
 TEST(FullPolicy, ServiceRampsBeforeItsPeakAndKeepsItsIds) {
   // The service needs 4 GPUs at step 3 and may change by 1 per step from 1: it must ramp from
   // step 0. Batch work fills the rest.
-  const Scenario scenario = ScenarioBuilder("ramp")
-                                .Steps(6)
-                                .Objective(0.5, 8)
-                                .Group("g", 1, 8)
-                                .Job(MakeJob("a").Gpus(4).Duration(6).Priority(1))
-                                .Job(MakeJob("b").Gpus(2).Duration(3).Priority(2))
-                                .Service(MakeService("chat").Priority(5).Demand({1, 1, 1, 4, 1, 1})
-                                             .Churn(1).Current(1))
-                                .Build();
+  const Scenario scenario =
+      ScenarioBuilder("ramp")
+          .Steps(6)
+          .Objective(0.5, 8)
+          .Group("g", 1, 8)
+          .Job(MakeJob("a").Gpus(4).Duration(6).Priority(1))
+          .Job(MakeJob("b").Gpus(2).Duration(3).Priority(2))
+          .Service(MakeService("chat").Priority(5).Demand({1, 1, 1, 4, 1, 1}).Churn(1).Current(1))
+          .Build();
   ASSERT_TRUE(ValidateScenario(scenario).has_value());
   const Plan plan = SolveFull(scenario, 10);
   ExpectLegal(scenario, plan);
@@ -152,11 +152,13 @@ TEST(FullPolicy, NeverBelowItsWarmStartsOnRandomInstances) {
     ExpectLegal(scenario, plan, seed);
     const double warm_objective =
         std::max(ComputeObjective(scenario, warm), ComputeObjective(scenario, *fast));
-    EXPECT_GE(plan.metrics.objective, warm_objective - Tolerance(warm_objective)) << "seed " << seed;
+    EXPECT_GE(plan.metrics.objective, warm_objective - Tolerance(warm_objective))
+        << "seed " << seed;
     ASSERT_TRUE(plan.metrics.solver.has_value());
     EXPECT_GE(plan.metrics.solver->best_bound, plan.metrics.objective - 1e-9) << "seed " << seed;
     EXPECT_GE(plan.metrics.solver->gap, 0);
-    EXPECT_TRUE(plan.metrics.solver->status == "optimal" || plan.metrics.solver->status == "feasible");
+    EXPECT_TRUE(plan.metrics.solver->status == "optimal" ||
+                plan.metrics.solver->status == "feasible");
   }
 }
 
@@ -179,13 +181,12 @@ TEST(FullPolicy, EmptyAndServiceOnlyScenarios) {
   EXPECT_EQ(plan.metrics.solver->status, "optimal");
 
   // A service alone, with more demand than GPUs: it gets all four at every step.
-  const Scenario service_only =
-      ScenarioBuilder("service-only")
-          .Steps(4)
-          .Objective(0.5, 8)
-          .Group("g", 1, 4)
-          .Service(MakeService("chat").Priority(2).Demand({6, 6, 6, 6}))
-          .Build();
+  const Scenario service_only = ScenarioBuilder("service-only")
+                                    .Steps(4)
+                                    .Objective(0.5, 8)
+                                    .Group("g", 1, 4)
+                                    .Service(MakeService("chat").Priority(2).Demand({6, 6, 6, 6}))
+                                    .Build();
   ASSERT_TRUE(ValidateScenario(service_only).has_value());
   plan = SolveFull(service_only, 5);
   ExpectLegal(service_only, plan);
@@ -231,7 +232,8 @@ TEST(FullPolicy, SameSeedSamePlanWhenProven) {
 TEST(FullPolicy, LargeNeighbourhoodPathKeepsTheGuarantees) {
   // Forced onto LNS (no whole model): legal, never below the warm start, a bound above it.
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    const Scenario scenario = RandomScenario(seed, testing::RandomScenarioOptions{.contended = true});
+    const Scenario scenario =
+        RandomScenario(seed, testing::RandomScenarioOptions{.contended = true});
     PolicyOptions options;
     options.time_limit_s = 1;
     options.seed = seed;

@@ -122,7 +122,8 @@ TEST(FullModeBudget, WholeModelOverTheBudgetFallsBackToNeighbourhoodsThatFit) {
     ++checked;
     // A budget below the whole model's estimate but above a neighbourhood's fixed part.
     const std::vector<uint8_t> running = BatchOccupancy(s, nullptr);
-    const ModelSize whole = PatternModelSize(s, WholeProblem(s), BlockedIndex(s, running), INT64_MAX);
+    const ModelSize whole =
+        PatternModelSize(s, WholeProblem(s), BlockedIndex(s, running), INT64_MAX);
     const double fixed = BuildGridBytes(s) + 5.0 * s.cluster.total_gpus() * s.horizon_steps +
                          ModelBytes(ServicePartSize(s));
     const double budget = fixed + 0.5 * (BuildAndSolveBytes(s, whole) - fixed);

@@ -2,10 +2,10 @@
 // that the model's objective is the plan's, the greedy start, the sticky realisation, and LNS.
 #include "ordo/policy/full/pattern_model.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <gtest/gtest.h>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
@@ -83,8 +83,8 @@ TEST(PatternModel, DecisionsRoundTripAndObjectiveIsThePlans) {
     bool complete = false;
     const std::vector<double> x = model.ToColumns(greedy, &complete);
     EXPECT_TRUE(complete) << "seed " << seed;
-    EXPECT_TRUE(model.milp().IsFeasible(x)) << "seed " << seed << " violation "
-                                            << model.milp().MaxViolation(x);
+    EXPECT_TRUE(model.milp().IsFeasible(x))
+        << "seed " << seed << " violation " << model.milp().MaxViolation(x);
     const Plan plan = Realize(s, greedy, "greedy");
     ExpectLegal(s, plan, seed);
     EXPECT_NEAR(model.milp().ObjectiveValue(x), ComputeObjective(s, plan), 1e-6) << "seed " << seed;

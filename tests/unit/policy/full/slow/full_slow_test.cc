@@ -1,9 +1,9 @@
 // Full mode's heavy checks (ctest label `slow`, run on the release build): many more tiny
 // instances against the exhaustive search, contended instances through both paths (whole model
 // and LNS), and a 512-GPU instance through LNS.
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
