@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ordo/core/metrics.h"
 #include "ordo/report/colors.h"
 #include "ordo/report/format.h"
 #include "ordo/report/render.h"
@@ -108,31 +109,41 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
     }
   }
 
-  // Jobs: one block each, clipped to the horizon.
+  // Jobs: one block per stay (two for a preempted and resumed job), clipped to the horizon.
   std::unordered_map<std::string_view, size_t> job_index;
   for (size_t j = 0; j < s.jobs.size(); ++j) job_index.emplace(s.jobs[j].id, j);
   for (const JobPlacement& p : plan.jobs) {
     auto it = job_index.find(p.id);
     if (it == job_index.end() || !p.started()) continue;
     const Job& job = s.jobs[it->second];
-    const int from = std::max(0, *p.start_step), to = std::min(horizon, p.end_step());
-    const int g0 = std::clamp(p.first_gpu, 0, gpus), g1 = std::clamp(p.first_gpu + p.gpus, 0, gpus);
-    if (to <= from || g1 <= g0) continue;
-    const double x = left + from * cw, y = top + g0 * ch, w = (to - from) * cw, h = (g1 - g0) * ch;
-    char tip[160];
-    std::snprintf(tip, sizeof tip, ", priority %g, %d GPUs from %d, steps %d-%d%s", job.priority,
-                  p.gpus, p.first_gpu, *p.start_step, p.end_step() - 1,
-                  job.running ? ", already running" : "");
-    svg += Rect(x, y, w, h, KindColor(job.kind),
-                std::string(" stroke=\"") + (job.running ? "#1b1b1b" : "#ffffff") +
-                    "\" stroke-width=\"" + (job.running ? "1.2" : "0.6") + "\">") +
-           "<title>" + HtmlEscape(job.id + " (" + std::string(JobKindName(job.kind))) +
-           HtmlEscape(std::string(tip)) + ")</title></rect>\n";
-    // The id, when it fits (about 5.2 px per character at this size).
-    if (h >= 10 && w >= 5.2 * static_cast<double>(job.id.size()) + 4) {
-      svg += "<text x=\"" + Num(x + w / 2) + "\" y=\"" + Num(y + h / 2 + 3) +
-             "\" text-anchor=\"middle\" fill=\"#ffffff\" pointer-events=\"none\">" +
-             HtmlEscape(job.id) + "</text>\n";
+    const JobStays stays = StaysOf(job, p);
+    for (int k = 0; k < stays.count; ++k) {
+      const Stay& stay = stays.stays[k];
+      const int from = static_cast<int>(std::max<long long>(0, stay.from));
+      const int to = static_cast<int>(std::min<long long>(horizon, stay.to));
+      const int g0 = std::clamp(stay.first_gpu, 0, gpus);
+      const int g1 = std::clamp(stay.first_gpu + p.gpus, 0, gpus);
+      if (to <= from || g1 <= g0) continue;
+      const double x = left + from * cw, y = top + g0 * ch, w = (to - from) * cw,
+                   h = (g1 - g0) * ch;
+      const char* note = job.running && k == 0      ? ", already running"
+                         : p.preempt_step && k == 0 ? ", preempted"
+                         : k == 1                   ? ", resumed"
+                                                    : "";
+      char tip[160];
+      std::snprintf(tip, sizeof tip, ", priority %g, %d GPUs from %d, steps %lld-%lld%s",
+                    job.priority, p.gpus, stay.first_gpu, stay.from, stay.to - 1, note);
+      svg += Rect(x, y, w, h, KindColor(job.kind),
+                  std::string(" stroke=\"") + (job.running ? "#1b1b1b" : "#ffffff") +
+                      "\" stroke-width=\"" + (job.running ? "1.2" : "0.6") + "\">") +
+             "<title>" + HtmlEscape(job.id + " (" + std::string(JobKindName(job.kind))) +
+             HtmlEscape(std::string(tip)) + ")</title></rect>\n";
+      // The id, when it fits (about 5.2 px per character at this size).
+      if (h >= 10 && w >= 5.2 * static_cast<double>(job.id.size()) + 4) {
+        svg += "<text x=\"" + Num(x + w / 2) + "\" y=\"" + Num(y + h / 2 + 3) +
+               "\" text-anchor=\"middle\" fill=\"#ffffff\" pointer-events=\"none\">" +
+               HtmlEscape(job.id) + "</text>\n";
+      }
     }
   }
 

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ordo/core/metrics.h"
+
 namespace ordo::report {
 namespace {
 
@@ -89,11 +91,17 @@ WaitMetrics ComputeWaitMetrics(const Scenario& s, const Plan& plan) {
     auto it = job_index.find(p.id);
     if (it == job_index.end() || !p.started()) continue;
     start[it->second] = std::min(start[it->second], std::max(0, *p.start_step));
-    const int from = std::max(0, *p.start_step);
-    const int to = std::min(horizon, p.end_step());
-    for (int t = from; t < to; ++t) {
-      for (int g = std::max(0, p.first_gpu); g < std::min(gpus, p.first_gpu + p.gpus); ++g) {
-        busy[static_cast<size_t>(t) * gpus + g] = 1;
+    // A preempted job holds GPUs in its stays only (metrics.h), not from start to start + duration.
+    const JobStays stays = StaysOf(s.jobs[it->second], p);
+    for (int k = 0; k < stays.count; ++k) {
+      const Stay& stay = stays.stays[k];
+      const int from = static_cast<int>(std::max<long long>(0, stay.from));
+      const int to = static_cast<int>(std::min<long long>(horizon, stay.to));
+      for (int t = from; t < to; ++t) {
+        for (int g = std::max(0, stay.first_gpu); g < std::min(gpus, stay.first_gpu + p.gpus);
+             ++g) {
+          busy[static_cast<size_t>(t) * gpus + g] = 1;
+        }
       }
     }
   }
