@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "cli.h"
 #include "ordo/adapters/slurm/process_slurm_client.h"
 #include "ordo/adapters/slurm/slurm_cycle.h"
 #include "ordo/io/plan_io.h"
@@ -45,9 +47,15 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
 
-int UsageError(const std::string& message) {
-  std::cerr << "ordo: " << message << "\n\n" << kSlurmUsage;
-  return kExitBadInput;
+int UsageError(const std::string& message) { return ordo::cli::UsageError(message, kSlurmUsage); }
+
+// What a failure to read the cluster most often means, in the words an operator acts on: which
+// controller the Slurm commands were pointed at.
+std::string ControllerHint() {
+  const char* conf = std::getenv("SLURM_CONF");
+  return std::string("is the Slurm controller reachable? SLURM_CONF=") +
+         (conf != nullptr && *conf != '\0' ? conf
+                                           : "(unset: Slurm's default /etc/slurm/slurm.conf)");
 }
 
 int FileError(const std::string& path, const ordo::Error& error) {
@@ -220,7 +228,9 @@ int RunSlurmCommand(int argc, char** argv) {
     options.now = fixed_now.value_or(static_cast<int64_t>(std::time(nullptr)));
     auto report = slurm::RunCycle(client, config, options, sleep, Log);
     if (!report) {
-      Log("cycle failed: " + report.error().ToString());
+      const bool unreadable = report.error().code == ErrorCode::kIo;
+      Log("cycle failed: " + report.error().ToString() +
+          (unreadable ? " (" + ControllerHint() + ")" : ""));
       exit_code = kExitFailed;
     } else {
       if (auto path = args->value("--plan-out");
