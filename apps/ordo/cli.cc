@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "ordo/forecast/duration_resolver.h"
+#include "ordo/io/json_fields.h"
 #include "ordo/io/plan_io.h"
 #include "ordo/io/scenario_io.h"
 #include "ordo/policy/policy.h"
@@ -17,34 +18,12 @@
 namespace ordo::cli {
 namespace {
 
-// Levenshtein distance, for "did you mean" on unknown options; both strings are short.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // "unknown option", with the closest known option when it is a likely typo (as unknown JSON
-// fields get, io/json_fields.cc).
+// fields get: the same io::internal::ClosestName).
 std::string UnknownOption(std::string_view name, std::span<const OptionSpec> options) {
-  std::string_view best;
-  size_t best_distance = 3;
-  for (const OptionSpec& o : options) {
-    const size_t d = EditDistance(name, o.name);
-    if (d < best_distance) {
-      best_distance = d;
-      best = o.name;
-    }
-  }
+  std::vector<std::string_view> names;
+  for (const OptionSpec& o : options) names.push_back(o.name);
+  const std::string_view best = io::internal::ClosestName(name, names);
   std::string message = "unknown option";
   if (!best.empty()) message += " (did you mean " + std::string(best) + "?)";
   return message;

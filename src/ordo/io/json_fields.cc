@@ -35,22 +35,6 @@ std::string FormatLimit(double limit) {
   return Json(limit).dump();
 }
 
-// Levenshtein distance, for "did you mean" on unknown fields; both strings are short.
-size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 bool AllScalars(const OrderedJson& value) {
   return std::all_of(value.begin(), value.end(),
                      [](const OrderedJson& v) { return v.is_primitive(); });
@@ -116,6 +100,34 @@ void DumpPretty(const OrderedJson& value, int indent, int level, std::string& ou
 }
 
 }  // namespace
+
+std::string_view ClosestName(std::string_view name, std::span<const std::string_view> known) {
+  // Levenshtein distance; both strings are short.
+  auto distance = [](std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        const size_t up = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = up;
+      }
+    }
+    return row[b.size()];
+  };
+  std::string_view best;
+  size_t best_distance = 3;  // suggest only close matches (typos)
+  for (std::string_view candidate : known) {
+    const size_t d = distance(name, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
 
 std::string FieldPath(std::string_view parent, std::string_view key) {
   std::string path(parent);
@@ -256,15 +268,7 @@ Result<void> ObjectReader::AllowOnly(std::initializer_list<std::string_view> kno
     if (key.rfind("x-", 0) == 0) continue;  // extension fields are ignored by the spec
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string message = "unknown field";
-    std::string_view best;
-    size_t best_distance = 3;  // suggest only close matches (typos)
-    for (std::string_view candidate : known) {
-      const size_t d = EditDistance(key, candidate);
-      if (d < best_distance) {
-        best_distance = d;
-        best = candidate;
-      }
-    }
+    const std::string_view best = ClosestName(key, {known.begin(), known.size()});
     if (!best.empty()) message += " (did you mean \"" + std::string(best) + "\"?)";
     message += "; extension fields must start with \"x-\"";
     return FailInput(Path(key), message);

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,10 @@ class LazyPath {
   size_t index_ = 0;
   Kind kind_ = kWhole;
 };
+
+/// The name in `known` closest to `name` (at most two edits away: a typo), or empty; for "did you
+/// mean" on unknown fields and options.
+std::string_view ClosestName(std::string_view name, std::span<const std::string_view> known);
 
 /// A short description of a value for messages: `string "4"`, `true`, `4.5`, `an array`, `null`.
 std::string Describe(const Json& value);
