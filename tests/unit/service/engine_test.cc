@@ -19,19 +19,13 @@ namespace ordo::service {
 namespace {
 
 using nlohmann::json;
+using testing::JobBody;
 using testing::kA;
 using testing::kAdminPrincipal;
 using testing::kB;
 using testing::Manual;
 using testing::OpenEngine;
 using testing::ScratchDir;
-
-json JobBody(const std::string& id, int gpus, int duration, double priority = 1) {
-  json job = {
-      {"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
-  if (!id.empty()) job["id"] = id;
-  return job;
-}
 
 // A policy that starts nothing (legal when there are no services): the worst plan.
 class NothingPolicy final : public Policy {

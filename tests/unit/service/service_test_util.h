@@ -16,6 +16,14 @@
 
 namespace ordo::service::testing {
 
+/// A training job's submission body; no `id` field when `id` is empty (the service names it).
+inline nlohmann::json JobBody(const std::string& id, int gpus, int duration, double priority = 1) {
+  nlohmann::json job = {
+      {"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
+  if (!id.empty()) job["id"] = id;
+  return job;
+}
+
 inline constexpr const char* kAdmin = "admin-token-0123456789";
 inline constexpr const char* kTokenA = "tenant-a-token-0123456789";
 inline constexpr const char* kTokenB = "tenant-b-token-0123456789";

@@ -14,19 +14,13 @@ namespace ordo::service {
 namespace {
 
 using nlohmann::json;
+using testing::JobBody;
 using testing::kA;
 using testing::kAdminPrincipal;
 using testing::kB;
 using testing::Manual;
 using testing::OpenEngine;
 using testing::ScratchDir;
-
-json Job(const std::string& id, int gpus, int duration, int priority = 1) {
-  json job = {
-      {"kind", "training"}, {"priority", priority}, {"gpus", gpus}, {"duration_steps", duration}};
-  if (!id.empty()) job["id"] = id;
-  return job;
-}
 
 // The entries of `list` whose `id` is `id`.
 std::vector<json> WithId(const json& list, const std::string& id) {
@@ -41,13 +35,13 @@ TEST(TenantIds, TwoTenantsHoldTheSameIdAndEachSeesOnlyItsOwn) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, Job("shared-1", 8, 3, 2)));
-  auto second = engine->SubmitJob(kB, Job("shared-1", 4, 2, 5));
+  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("shared-1", 8, 3, 2)));
+  auto second = engine->SubmitJob(kB, JobBody("shared-1", 4, 2, 5));
   ASSERT_TRUE(second) << second.error().error.ToString();
   EXPECT_EQ((*second)["id"], "shared-1");
 
   // A retry concerns the caller's own job, and says nothing of another tenant's.
-  auto retry = engine->SubmitJob(kB, Job("shared-1", 4, 2, 5));
+  auto retry = engine->SubmitJob(kB, JobBody("shared-1", 4, 2, 5));
   ASSERT_FALSE(retry);
   EXPECT_EQ(retry.error().status, 409);
   EXPECT_EQ(retry.error().error.field, "id");
@@ -107,17 +101,17 @@ TEST(TenantIds, GeneratedIdsAreCountedPerTenant) {
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
   for (int k = 1; k <= 3; ++k) {
-    auto id = engine->SubmitJob(kA, Job("", 1, 1));
+    auto id = engine->SubmitJob(kA, JobBody("", 1, 1));
     ASSERT_TRUE(id);
     EXPECT_EQ((*id)["id"], "job-" + std::to_string(k));
   }
   // b's first generated id says nothing of how many a has.
-  auto b_first = engine->SubmitJob(kB, Job("", 1, 1));
+  auto b_first = engine->SubmitJob(kB, JobBody("", 1, 1));
   ASSERT_TRUE(b_first);
   EXPECT_EQ((*b_first)["id"], "job-1");
   // A generated id that the tenant itself took is skipped.
-  ASSERT_TRUE(engine->SubmitJob(kB, Job("job-2", 1, 1)));
-  auto b_next = engine->SubmitJob(kB, Job("", 1, 1));
+  ASSERT_TRUE(engine->SubmitJob(kB, JobBody("job-2", 1, 1)));
+  auto b_next = engine->SubmitJob(kB, JobBody("", 1, 1));
   ASSERT_TRUE(b_next);
   EXPECT_EQ((*b_next)["id"], "job-3");
 }
@@ -126,10 +120,10 @@ TEST(TenantIds, WhatIfIdsAreTheCallersOwn) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, Job("x", 8, 2)));
+  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("x", 8, 2)));
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
   // b may add a hypothetical "x": a's "x" is no concern of b's.
-  auto b_whatif = engine->WhatIf(kB, json{{"jobs", {Job("x", 4, 1)}}});
+  auto b_whatif = engine->WhatIf(kB, json{{"jobs", {JobBody("x", 4, 1)}}});
   ASSERT_TRUE(b_whatif) << b_whatif.error().error.ToString();
   ASSERT_EQ((*b_whatif)["jobs"].size(), 1u);
   EXPECT_EQ((*b_whatif)["jobs"][0]["id"], "x");
@@ -137,7 +131,7 @@ TEST(TenantIds, WhatIfIdsAreTheCallersOwn) {
   ASSERT_EQ(placed.size(), 1u) << b_whatif->dump();
   EXPECT_EQ(placed[0]["gpus"], 4);
   // a's own "x" exists: a cannot add another.
-  auto a_whatif = engine->WhatIf(kA, json{{"jobs", {Job("x", 4, 1)}}});
+  auto a_whatif = engine->WhatIf(kA, json{{"jobs", {JobBody("x", 4, 1)}}});
   ASSERT_FALSE(a_whatif);
   EXPECT_EQ(a_whatif.error().status, 400);
   EXPECT_EQ(a_whatif.error().error.field, "jobs[0].id");
@@ -153,7 +147,7 @@ TEST(TenantIds, ServiceIdsAreApartFromJobIds) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, Job("chat", 1, 1)));
+  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("chat", 1, 1)));
   json service = {{"id", "chat"},
                   {"priority", 5},
                   {"min_gpus", 0},
@@ -238,12 +232,12 @@ TEST(TenantIds, OpensADatabaseWrittenWithGlobalIds) {
 
   // The namespaces work on the migrated file: b takes "shared-1", a's retry is its own 409, and
   // b's next generated id skips the job-1 it already has.
-  EXPECT_TRUE(engine->SubmitJob(kB, Job("shared-1", 1, 1)));
-  EXPECT_EQ(engine->SubmitJob(kA, Job("shared-1", 1, 1)).error().status, 409);
-  auto generated = engine->SubmitJob(kB, Job("", 1, 1));
+  EXPECT_TRUE(engine->SubmitJob(kB, JobBody("shared-1", 1, 1)));
+  EXPECT_EQ(engine->SubmitJob(kA, JobBody("shared-1", 1, 1)).error().status, 409);
+  auto generated = engine->SubmitJob(kB, JobBody("", 1, 1));
   ASSERT_TRUE(generated);
   EXPECT_EQ((*generated)["id"], "job-2");
-  auto a_generated = engine->SubmitJob(kA, Job("", 1, 1));
+  auto a_generated = engine->SubmitJob(kA, JobBody("", 1, 1));
   ASSERT_TRUE(a_generated);
   EXPECT_EQ((*a_generated)["id"], "job-1");
   // The running job keeps its block through the commits that follow.

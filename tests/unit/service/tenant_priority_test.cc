@@ -14,20 +14,13 @@ namespace ordo::service {
 namespace {
 
 using nlohmann::json;
+using testing::JobBody;
 using testing::kA;
 using testing::kAdminPrincipal;
 using testing::kB;
 using testing::Manual;
 using testing::OpenEngine;
 using testing::ScratchDir;
-
-json Job(const std::string& id, int gpus, int duration, double priority) {
-  return {{"id", id},
-          {"kind", "training"},
-          {"priority", priority},
-          {"gpus", gpus},
-          {"duration_steps", duration}};
-}
 
 ServiceConfig ConfigWith(const std::function<void(json&)>& edit) {
   json doc = testing::ConfigJson();  // 16 GPUs, 12 one-hour steps
@@ -49,17 +42,17 @@ TEST(TenantPriority, ASubmissionAboveMaxPriorityIs400NamingPriority) {
   auto engine =
       OpenEngine(ConfigWith([](json& d) { d["tenants"][0]["max_priority"] = 5; }), Manual(dir));
   ASSERT_TRUE(engine);
-  auto above = engine->SubmitJob(kA, Job("high", 1, 1, 6));
+  auto above = engine->SubmitJob(kA, JobBody("high", 1, 1, 6));
   ASSERT_FALSE(above);
   EXPECT_EQ(above.error().status, 400);
   EXPECT_EQ(above.error().error.field, "priority");
   EXPECT_NE(above.error().error.message.find("max_priority"), std::string::npos);
-  EXPECT_TRUE(engine->SubmitJob(kA, Job("at-cap", 1, 1, 5)));
+  EXPECT_TRUE(engine->SubmitJob(kA, JobBody("at-cap", 1, 1, 5)));
   // Another tenant has no cap; the admin none either.
-  EXPECT_TRUE(engine->SubmitJob(kB, Job("b-high", 1, 1, 9)));
-  EXPECT_TRUE(engine->SubmitJob(kAdminPrincipal, Job("admin-high", 1, 1, 10)));
+  EXPECT_TRUE(engine->SubmitJob(kB, JobBody("b-high", 1, 1, 9)));
+  EXPECT_TRUE(engine->SubmitJob(kAdminPrincipal, JobBody("admin-high", 1, 1, 10)));
   // A what-if cannot ask for more than a submission could.
-  auto whatif = engine->WhatIf(kA, json{{"jobs", {Job("w", 1, 1, 7)}}});
+  auto whatif = engine->WhatIf(kA, json{{"jobs", {JobBody("w", 1, 1, 7)}}});
   ASSERT_FALSE(whatif);
   EXPECT_EQ(whatif.error().status, 400);
   EXPECT_EQ(whatif.error().error.field, "jobs[0].priority");
@@ -144,10 +137,10 @@ TEST(TenantPriority, WaitingJobsAgeInTheService) {
                              }),
                              Manual(dir));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, Job("blocker", 16, 6, 10)));
-    ASSERT_TRUE(engine->SubmitJob(kB, Job("low", 16, 1, 1)));
+    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("blocker", 16, 6, 10)));
+    ASSERT_TRUE(engine->SubmitJob(kB, JobBody("low", 16, 1, 1)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 5));
-    ASSERT_TRUE(engine->SubmitJob(kA, Job("high", 16, 1, 2)));
+    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("high", 16, 1, 2)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(PlannedStart(*engine, kB, "low"), aging ? 6 : 7);
     EXPECT_EQ(PlannedStart(*engine, kA, "high"), aging ? 7 : 6);
@@ -175,10 +168,10 @@ TEST(TenantPriority, ATenantBelowItsShareIsServedFirst) {
                              }),
                              Manual(dir));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, Job("first", 16, 4, 5)));
+    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("first", 16, 4, 5)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 4));
-    ASSERT_TRUE(engine->SubmitJob(kA, Job("a-more", 16, 1, 4)));
-    ASSERT_TRUE(engine->SubmitJob(kB, Job("b-turn", 16, 1, 3)));
+    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("a-more", 16, 1, 4)));
+    ASSERT_TRUE(engine->SubmitJob(kB, JobBody("b-turn", 16, 1, 3)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(PlannedStart(*engine, kB, "b-turn"), fair ? 4 : 5);
     EXPECT_EQ(PlannedStart(*engine, kA, "a-more"), fair ? 5 : 4);
