@@ -53,6 +53,32 @@ bool WantsServicePlan(const Args& args) {
   return (server && !server->empty()) || client::FindClientConfig(env).has_value();
 }
 
+// --time-limit, --effort and --explain for the policy `name`; errors are usage errors.
+Result<PolicyOptions> ReadPolicyOptions(const Args& args, const std::string& name) {
+  PolicyOptions options;
+  options.time_limit_s = DefaultTimeLimitSeconds(name);
+  if (auto limit = args.value("--time-limit")) {
+    ORDO_ASSIGN_OR_RETURN(options.time_limit_s, ParseSeconds("--time-limit", *limit));
+  }
+  if (auto effort = args.value("--effort")) {
+    ORDO_ASSIGN_OR_RETURN(options.effort, ParseEffort("--effort", *effort));
+  }
+  options.explain = args.has("--explain");
+  return options;
+}
+
+// One line per job that does not start at step 0, on stderr (`--explain`).
+void PrintExplanations(const Scenario& scenario, const Plan& plan, const std::string& policy_name) {
+  std::cerr << "ordo: " << plan.explanations.size() << " of " << scenario.jobs.size()
+            << " jobs do not start at step 0 (" << policy_name << "):\n";
+  for (const JobExplanation& e : plan.explanations) {
+    std::cerr << "  " << e.id << ": "
+              << (e.planned_start ? "starts at step " + std::to_string(*e.planned_start)
+                                  : std::string("not in the horizon"))
+              << " - " << policy::WaitReasonName(e.reason) << ": " << e.message << "\n";
+  }
+}
+
 }  // namespace
 
 int RunPlan(int argc, char** argv) {
@@ -87,19 +113,9 @@ int RunPlan(int argc, char** argv) {
   const PolicyRegistry registry = MakeInTreeRegistry();
   Result<std::unique_ptr<Policy>> policy = registry.Create(name);
   if (!policy) return UsageError(policy.error().ToString(), kPlanUsage);
-  PolicyOptions options;
-  options.time_limit_s = DefaultTimeLimitSeconds(name);
-  if (auto limit = args->value("--time-limit")) {
-    Result<double> seconds = ParseSeconds("--time-limit", *limit);
-    if (!seconds) return UsageError(seconds.error().ToString(), kPlanUsage);
-    options.time_limit_s = *seconds;
-  }
-  if (auto effort = args->value("--effort")) {
-    Result<int> value = ParseEffort("--effort", *effort);
-    if (!value) return UsageError(value.error().ToString(), kPlanUsage);
-    options.effort = *value;
-  }
-  options.explain = args->has("--explain");
+  Result<PolicyOptions> read_options = ReadPolicyOptions(*args, name);
+  if (!read_options) return UsageError(read_options.error().ToString(), kPlanUsage);
+  PolicyOptions options = *read_options;
 
   const std::string& path = args->positional[0];
   Result<Scenario> scenario = LoadScenario(path);
@@ -129,16 +145,7 @@ int RunPlan(int argc, char** argv) {
     plan->explanations = policy::ExplainPlan(*scenario, *plan);
   }
   std::cout << io::WritePlan(*plan) << "\n";
-  if (options.explain) {
-    std::cerr << "ordo: " << plan->explanations.size() << " of " << scenario->jobs.size()
-              << " jobs do not start at step 0 (" << name << "):\n";
-    for (const JobExplanation& e : plan->explanations) {
-      std::cerr << "  " << e.id << ": "
-                << (e.planned_start ? "starts at step " + std::to_string(*e.planned_start)
-                                    : std::string("not in the horizon"))
-                << " - " << policy::WaitReasonName(e.reason) << ": " << e.message << "\n";
-    }
-  }
+  if (options.explain) PrintExplanations(*scenario, *plan, name);
   return std::cout.good() ? kExitOk : kExitFailed;
 }
 

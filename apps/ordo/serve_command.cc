@@ -1,15 +1,16 @@
 #include "serve_command.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <sys/resource.h>
 
 #include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -79,8 +80,10 @@ ordo::Result<double> NonNegative(const ordo::cli::Args& args, const char* name, 
   char* end = nullptr;
   const double value = std::strtod(text->c_str(), &end);
   if (text->empty() || end != text->c_str() + text->size() || !(value >= 0) || value > max) {
+    char bound[32];
+    std::snprintf(bound, sizeof bound, "%.15g", max);
     return ordo::FailInput(
-        name, "must be a number from 0 to " + std::to_string(max) + " (got \"" + *text + "\")");
+        name, std::string("must be a number from 0 to ") + bound + " (got \"" + *text + "\")");
   }
   return value;
 }
@@ -99,126 +102,93 @@ bool WritePortFile(const std::string& path, int port) {
   return !ec;
 }
 
-}  // namespace
+// What the command line asks of the server, checked: every option in range, the listen address
+// parsed. Errors are usage errors (one line, exit 2).
+struct ServeSettings {
+  std::string config_path;
+  ordo::service::LogLevel level = ordo::service::LogLevel::kInfo;
+  ordo::service::EngineOptions engine;
+  ordo::service::HttpOptions http;
+  std::optional<std::string> port_file;
+};
 
-int RunServeCommand(int argc, char** argv) {
-  using ordo::cli::kExitBadInput;
-  using ordo::cli::kExitFailed;
-  using ordo::cli::kExitOk;
+ordo::Result<ServeSettings> ReadServeSettings(const ordo::cli::Args& args) {
   namespace service = ordo::service;
-  auto args = ordo::cli::ParseArgs(std::span<char* const>(argv + 1, argc - 1), kOptions);
-  if (!args) return ordo::cli::UsageError(args.error().ToString(), kServeUsage);
-  if (args->help) {
-    std::cout << kServeUsage;
-    return kExitOk;
+  ServeSettings settings;
+  if (!args.positional.empty()) {
+    return ordo::FailInput("", "unexpected argument \"" + args.positional.front() + "\"");
   }
-  if (!args->positional.empty()) {
-    return ordo::cli::UsageError("unexpected argument \"" + args->positional.front() + "\"",
-                                 kServeUsage);
-  }
-  const auto config_path = args->value("--config");
-  if (!config_path) return ordo::cli::UsageError("--config FILE is required", kServeUsage);
-
-  service::LogLevel level = service::LogLevel::kInfo;
-  if (auto name = args->value("--log-level")) {
+  const auto config_path = args.value("--config");
+  if (!config_path) return ordo::FailInput("", "--config FILE is required");
+  settings.config_path = *config_path;
+  if (auto name = args.value("--log-level")) {
     auto parsed = service::ParseLogLevel(*name);
-    if (!parsed) {
-      return ordo::cli::UsageError("--log-level: must be debug, info, warn or error", kServeUsage);
-    }
-    level = *parsed;
+    if (!parsed) return ordo::FailInput("--log-level", "must be debug, info, warn or error");
+    settings.level = *parsed;
   }
-  auto listen = service::ParseListen(args->value("--listen").value_or("127.0.0.1:8080"));
-  if (!listen) return ordo::cli::UsageError(listen.error().ToString(), kServeUsage);
+  ORDO_ASSIGN_OR_RETURN(const auto listen,
+                        service::ParseListen(args.value("--listen").value_or("127.0.0.1:8080")));
+  settings.http.host = listen.first;
+  settings.http.port = listen.second;
+  settings.port_file = args.value("--port-file");
 
-  service::EngineOptions options;
-  options.db_path = args->value("--db").value_or("ordo.db");
-  options.manual_clock = args->has("--manual-clock");
-  service::HttpOptions http;
-  http.host = listen->first;
-  http.port = listen->second;
-  {
-    auto debounce = NonNegative(*args, "--debounce-ms", 20, 60'000);
-    auto fast = NonNegative(*args, "--fast-time-limit", 0.05, 60);
-    auto every = NonNegative(*args, "--full-every", 300, 7 * 24 * 3600.0);
-    auto full = NonNegative(*args, "--full-time-limit", 10, 3600);
-    auto body = NonNegative(*args, "--max-body-bytes", 1 << 20, 1 << 30);
-    auto threads = NonNegative(*args, "--threads", 16, 1024);
-    auto request_timeout = NonNegative(*args, "--request-timeout", 10, 3600);
-    auto connections = NonNegative(*args, "--max-connections", 1024, 1'000'000);
-    auto per_client = NonNegative(*args, "--max-connections-per-client", 128, 1'000'000);
-    for (const auto* r : {&debounce, &fast, &every, &full, &body, &threads, &request_timeout,
-                          &connections, &per_client}) {
-      if (!*r) return ordo::cli::UsageError(r->error().ToString(), kServeUsage);
-    }
-    if (*fast <= 0 || *full <= 0 || *body < 1024 || *threads < 1 || *request_timeout <= 0 ||
-        *connections < 1 || *per_client < 1) {
-      return ordo::cli::UsageError(
-          "--fast-time-limit, --full-time-limit and --request-timeout must be > 0, "
-          "--max-body-bytes >= 1024, --threads, --max-connections and "
-          "--max-connections-per-client >= 1",
-          kServeUsage);
-    }
-    options.debounce_s = *debounce / 1000;
-    options.fast_time_limit_s = *fast;
-    options.full_interval_s = *every;
-    options.full_time_limit_s = *full;
-    http.limits.max_body_bytes = static_cast<size_t>(*body);
-    http.limits.threads = static_cast<int>(*threads);
-    http.limits.request_timeout_s = *request_timeout;
-    http.limits.max_connections = static_cast<int>(*connections);
-    http.limits.max_connections_per_client = static_cast<int>(*per_client);
+  service::EngineOptions& options = settings.engine;
+  options.db_path = args.value("--db").value_or("ordo.db");
+  options.manual_clock = args.has("--manual-clock");
+  ORDO_ASSIGN_OR_RETURN(const double debounce, NonNegative(args, "--debounce-ms", 20, 60'000));
+  ORDO_ASSIGN_OR_RETURN(const double fast, NonNegative(args, "--fast-time-limit", 0.05, 60));
+  ORDO_ASSIGN_OR_RETURN(const double every,
+                        NonNegative(args, "--full-every", 300, 7 * 24 * 3600.0));
+  ORDO_ASSIGN_OR_RETURN(const double full, NonNegative(args, "--full-time-limit", 10, 3600));
+  ORDO_ASSIGN_OR_RETURN(const double body, NonNegative(args, "--max-body-bytes", 1 << 20, 1 << 30));
+  ORDO_ASSIGN_OR_RETURN(const double threads, NonNegative(args, "--threads", 16, 1024));
+  ORDO_ASSIGN_OR_RETURN(const double request_timeout,
+                        NonNegative(args, "--request-timeout", 10, 3600));
+  ORDO_ASSIGN_OR_RETURN(const double connections,
+                        NonNegative(args, "--max-connections", 1024, 1'000'000));
+  ORDO_ASSIGN_OR_RETURN(const double per_client,
+                        NonNegative(args, "--max-connections-per-client", 128, 1'000'000));
+  if (fast <= 0 || full <= 0 || body < 1024 || threads < 1 || request_timeout <= 0 ||
+      connections < 1 || per_client < 1) {
+    return ordo::FailInput(
+        "",
+        "--fast-time-limit, --full-time-limit and --request-timeout must be > 0, "
+        "--max-body-bytes >= 1024, --threads, --max-connections and "
+        "--max-connections-per-client >= 1");
   }
+  options.debounce_s = debounce / 1000;
+  options.fast_time_limit_s = fast;
+  options.full_interval_s = every;
+  options.full_time_limit_s = full;
+  service::http::ServerLimits& limits = settings.http.limits;
+  limits.max_body_bytes = static_cast<size_t>(body);
+  limits.threads = static_cast<int>(threads);
+  limits.request_timeout_s = request_timeout;
+  limits.max_connections = static_cast<int>(connections);
+  limits.max_connections_per_client = static_cast<int>(per_client);
+  return settings;
+}
 
-  auto config = service::ReadServiceConfigFile(*config_path);
-  if (!config) return ordo::cli::FileError(*config_path, config.error());
-
-  // SIGINT and SIGTERM are taken by one thread (sigwait), so no other thread is interrupted and
-  // shutdown runs as ordinary code: stop listening and close the connections, let the requests
-  // being handled finish for a bounded time, stop the engine, close the store.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  // Each connection is a descriptor: the soft limit (often 1024) would refuse connections before
-  // --max-connections does. Raised to the hard limit, as the system allows without privileges.
+// Each connection is a descriptor: the soft limit (often 1024) would refuse connections before
+// --max-connections does. Raised to the hard limit, as the system allows without privileges.
+void RaiseOpenFileLimit() {
   if (rlimit files{}; getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
+}
 
-  service::Logger log(level);
-  auto engine = service::Engine::Open(std::move(*config), options, &log);
-  if (!engine) {
-    log.Error("start_failed", {{"error", engine.error().ToString()}, {"db", options.db_path}});
-    std::cerr << "ordo: " << options.db_path << ": " << engine.error().ToString() << "\n";
-    return engine.error().code == ordo::ErrorCode::kInvalidInput ? kExitBadInput : kExitFailed;
-  }
-  service::HttpServer server(**engine, log, http);
-  auto port = server.Bind();
-  if (!port) {
-    std::cerr << "ordo: " << port.error().ToString() << "\n";
-    return kExitFailed;
-  }
-  (*engine)->Start();
-  if (auto path = args->value("--port-file"); path && !WritePortFile(*path, *port)) {
-    std::cerr << "ordo: cannot write the port file " << *path << "\n";
-    (*engine)->Stop();
-    return kExitFailed;
-  }
-  log.Info("listening",
-           {{"host", http.host},
-            {"port", *port},
-            {"db", options.db_path},
-            {"dashboard", "http://" + http.host + ":" + std::to_string(*port) + "/#token=TOKEN"}});
-
+// Serves until SIGINT or SIGTERM, then shuts down: stop listening and close the connections, let
+// the requests being handled finish for a bounded time, stop the engine. `signals` are blocked in
+// every thread, so one thread takes them with sigwait and shutdown runs as ordinary code.
+int ServeUntilSignal(ordo::service::Engine& engine, ordo::service::HttpServer& server,
+                     ordo::service::Logger& log, sigset_t signals) {
   std::thread waiter([&] {
     int signal_number = 0;
     sigwait(&signals, &signal_number);
     log.Info("shutting_down", {{"signal", signal_number}});
     // Plans in flight (a what-if's, full mode's) return now, so the requests waiting on them end.
-    (*engine)->StopPlanning();
+    engine.StopPlanning();
     server.Stop();
   });
   server.Run();
@@ -226,7 +196,7 @@ int RunServeCommand(int argc, char** argv) {
   // waiter still blocked in sigwait is released by raising the signal it waits for.
   server.Stop();
   if (waiter.joinable()) {
-    pthread_kill(waiter.native_handle(), SIGTERM);
+    pthread_kill(waiter.native_handle(), SIGINT);
     waiter.join();
   }
   // Handlers still running get a moment to finish; stopping the engine then answers the ones
@@ -235,12 +205,65 @@ int RunServeCommand(int argc, char** argv) {
   // unwinding the engine under it.
   constexpr double kHandlerGraceS = 2;
   const bool idle = server.WaitIdle(kHandlerGraceS);
-  (*engine)->Stop();
+  engine.Stop();
   if (!idle && !server.WaitIdle(kHandlerGraceS)) {
     log.Warn("stopped", {{"note", "request handlers still running were not waited for"}});
     std::fflush(nullptr);
-    std::_Exit(kExitOk);
+    std::_Exit(ordo::cli::kExitOk);
   }
   log.Info("stopped");
-  return kExitOk;
+  return ordo::cli::kExitOk;
+}
+
+}  // namespace
+
+int RunServeCommand(int argc, char** argv) {
+  using ordo::cli::kExitFailed;
+  namespace service = ordo::service;
+  auto args = ordo::cli::ParseArgs(std::span<char* const>(argv + 1, argc - 1), kOptions);
+  if (!args) return ordo::cli::UsageError(args.error().ToString(), kServeUsage);
+  if (args->help) {
+    std::cout << kServeUsage;
+    return ordo::cli::kExitOk;
+  }
+  auto settings = ReadServeSettings(*args);
+  if (!settings) return ordo::cli::UsageError(settings.error().ToString(), kServeUsage);
+  auto config = service::ReadServiceConfigFile(settings->config_path);
+  if (!config) return ordo::cli::FileError(settings->config_path, config.error());
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  RaiseOpenFileLimit();
+
+  service::Logger log(settings->level);
+  const std::string& db = settings->engine.db_path;
+  auto engine = service::Engine::Open(std::move(*config), settings->engine, &log);
+  if (!engine) {
+    log.Error("start_failed", {{"error", engine.error().ToString()}, {"db", db}});
+    std::cerr << "ordo: " << db << ": " << engine.error().ToString() << "\n";
+    return engine.error().code == ordo::ErrorCode::kInvalidInput ? ordo::cli::kExitBadInput
+                                                                 : kExitFailed;
+  }
+  service::HttpServer server(**engine, log, settings->http);
+  auto port = server.Bind();
+  if (!port) {
+    std::cerr << "ordo: " << port.error().ToString() << "\n";
+    return kExitFailed;
+  }
+  (*engine)->Start();
+  if (settings->port_file && !WritePortFile(*settings->port_file, *port)) {
+    std::cerr << "ordo: cannot write the port file " << *settings->port_file << "\n";
+    (*engine)->Stop();
+    return kExitFailed;
+  }
+  const std::string& host = settings->http.host;
+  log.Info("listening",
+           {{"host", host},
+            {"port", *port},
+            {"db", db},
+            {"dashboard", "http://" + host + ":" + std::to_string(*port) + "/#token=TOKEN"}});
+  return ServeUntilSignal(**engine, server, log, signals);
 }

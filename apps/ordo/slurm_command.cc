@@ -6,10 +6,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -42,10 +41,15 @@ constexpr const char* kSlurmUsage =
     "                     to Slurm's own scheduling (default: twice the cycle, at least 10m)\n"
     "  --plan-out FILE    write each cycle's plan (JSON); --scenario-out FILE: its scenario\n";
 
-// Exit codes, as every ordo command (docs/cli.md).
-constexpr int kExitOk = 0;
-constexpr int kExitFailed = 1;
-constexpr int kExitBadInput = 2;
+using ordo::cli::FileError;
+using ordo::cli::kExitBadInput;
+using ordo::cli::kExitFailed;
+using ordo::cli::kExitOk;
+
+constexpr ordo::cli::OptionSpec kOptions[] = {
+    {"--once", false},        {"--every", true},      {"--dry-run", false}, {"--config", true},
+    {"--policy", true},       {"--time-limit", true}, {"--now", true},      {"--plan-out", true},
+    {"--scenario-out", true}, {"--silence", true}};
 
 int UsageError(const std::string& message) { return ordo::cli::UsageError(message, kSlurmUsage); }
 
@@ -56,72 +60,6 @@ std::string ControllerHint() {
   return std::string("is the Slurm controller reachable? SLURM_CONF=") +
          (conf != nullptr && *conf != '\0' ? conf
                                            : "(unset: Slurm's default /etc/slurm/slurm.conf)");
-}
-
-int FileError(const std::string& path, const ordo::Error& error) {
-  std::cerr << "ordo: " << path << ": " << error.ToString() << "\n";
-  return kExitBadInput;
-}
-
-bool WriteText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
-
-// `--name value`, `--name=value` and flags; each at most once. Kept here so the command depends on
-// nothing but the library (the shared CLI helpers change with other commands).
-struct SlurmArgs {
-  std::map<std::string, std::string> values;
-  bool help = false;
-  [[nodiscard]] bool has(const std::string& name) const { return values.contains(name); }
-  [[nodiscard]] std::optional<std::string> value(const std::string& name) const {
-    auto it = values.find(name);
-    return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
-  }
-};
-
-ordo::Result<SlurmArgs> ParseSlurmArgs(int argc, char** argv) {
-  static const std::map<std::string, bool> kOptions = {
-      {"--once", false},        {"--every", true},      {"--dry-run", false}, {"--config", true},
-      {"--policy", true},       {"--time-limit", true}, {"--now", true},      {"--plan-out", true},
-      {"--scenario-out", true}, {"--silence", true}};
-  SlurmArgs out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i] == nullptr ? "" : argv[i];
-    if (arg == "-h" || arg == "--help") {
-      out.help = true;
-      continue;
-    }
-    const size_t eq = arg.find('=');
-    const std::string name = arg.substr(0, eq);
-    const auto spec = kOptions.find(name);
-    if (spec == kOptions.end()) {
-      return ordo::FailInput(name,
-                             arg.rfind("--", 0) == 0 ? "unknown option" : "unexpected argument");
-    }
-    if (out.has(name)) return ordo::FailInput(name, "given more than once");
-    if (!spec->second) {
-      if (eq != std::string::npos) return ordo::FailInput(name, "takes no value");
-      out.values[name] = "";
-    } else if (eq != std::string::npos) {
-      out.values[name] = arg.substr(eq + 1);
-    } else if (i + 1 < argc && argv[i + 1] != nullptr) {
-      out.values[name] = argv[++i];
-    } else {
-      return ordo::FailInput(name, "needs a value");
-    }
-  }
-  return out;
-}
-
-// A positive number of seconds, at most a week.
-std::optional<double> Seconds(const std::string& text) {
-  char* end = nullptr;
-  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v > 0) || v > 7 * 24 * 3600.0) return std::nullopt;
-  return v;
 }
 
 std::atomic<bool> g_stop{false};
@@ -139,7 +77,7 @@ void Log(std::string_view line) {
 // "30s", "5m", "1h", "90" (minutes) -> seconds.
 ordo::Result<double> ParseDuration(const std::string& option, const std::string& text) {
   if (!text.empty() && text.back() == 's') {
-    auto seconds = Seconds(text.substr(0, text.size() - 1));
+    auto seconds = ordo::cli::ParseSeconds(option, text.substr(0, text.size() - 1));
     if (!seconds)
       return ordo::FailInput(option,
                              "must be a duration such as 30s, 5m or 1h (got \"" + text + "\")");
@@ -159,73 +97,64 @@ void SleepUnlessStopped(double seconds) {
   }
 }
 
-}  // namespace
+// The schedule of cycles the command line asks for: one (--once, the default) or one every
+// `every` seconds, at the real clock or a fixed `now`.
+struct CycleSchedule {
+  std::optional<int64_t> fixed_now;
+  std::optional<double> every;
+};
 
-int RunSlurmCommand(int argc, char** argv) {
+// Reads the planning options and the schedule; `config` gets the --silence override. Errors are
+// usage errors.
+ordo::Result<CycleSchedule> ReadCycleOptions(const ordo::cli::Args& args,
+                                             ordo::slurm::SlurmConfig& config,
+                                             ordo::slurm::CycleOptions& options) {
   using namespace ordo;
-  auto args = ParseSlurmArgs(argc, argv);
-  if (!args) return UsageError(args.error().ToString());
-  if (args->help) {
-    std::cout << kSlurmUsage;
-    return kExitOk;
-  }
-  if (args->has("--once") && args->has("--every"))
-    return UsageError("--once and --every exclude each other");
-
-  slurm::SlurmConfig config;
-  if (auto path = args->value("--config")) {
-    auto loaded = slurm::ReadSlurmConfigFile(*path);
-    if (!loaded) return FileError(*path, loaded.error());
-    config = std::move(*loaded);
-  }
-  slurm::CycleOptions options;
-  options.policy = args->value("--policy").value_or("ordo");
+  if (args.has("--once") && args.has("--every"))
+    return FailInput("", "--once and --every exclude each other");
+  options.policy = args.value("--policy").value_or("ordo");
   if (auto names = MakeInTreeRegistry().names();
       std::find(names.begin(), names.end(), options.policy) == names.end()) {
-    return UsageError("--policy: unknown policy \"" + options.policy + "\"");
+    return FailInput("--policy", "unknown policy \"" + options.policy + "\"");
   }
   options.time_limit_s = DefaultTimeLimitSeconds(options.policy);
-  if (auto t = args->value("--time-limit")) {
-    auto seconds = Seconds(*t);
-    if (!seconds)
-      return UsageError("--time-limit: must be a positive number of seconds (got \"" + *t + "\")");
-    options.time_limit_s = *seconds;
+  if (auto t = args.value("--time-limit")) {
+    ORDO_ASSIGN_OR_RETURN(options.time_limit_s, cli::ParseSeconds("--time-limit", *t));
   }
-  options.dry_run = args->has("--dry-run");
+  options.dry_run = args.has("--dry-run");
   options.dry_out = &std::cout;
-  std::optional<int64_t> fixed_now;
-  if (auto now = args->value("--now")) {
+  CycleSchedule schedule;
+  if (auto now = args.value("--now")) {
     char* end = nullptr;
     const long long v = std::strtoll(now->c_str(), &end, 10);
     if (now->empty() || *end != '\0' || v < 0 || v > (int64_t{1} << 40)) {
-      return UsageError("--now: must be Unix seconds (got \"" + *now + "\")");
+      return FailInput("--now", "must be Unix seconds (got \"" + *now + "\")");
     }
-    fixed_now = v;
+    schedule.fixed_now = v;
   }
-  std::optional<double> every;
-  if (auto e = args->value("--every")) {
-    auto seconds = ParseDuration("--every", *e);
-    if (!seconds) return UsageError(seconds.error().ToString());
-    every = *seconds;
+  if (auto e = args.value("--every")) {
+    ORDO_ASSIGN_OR_RETURN(schedule.every, ParseDuration("--every", *e));
   }
-  if (auto silence = args->value("--silence")) {
-    auto seconds = ParseDuration("--silence", *silence);
-    if (!seconds) return UsageError(seconds.error().ToString());
-    config.silence_s = *seconds;
+  if (auto silence = args.value("--silence")) {
+    ORDO_ASSIGN_OR_RETURN(config.silence_s, ParseDuration("--silence", *silence));
   }
-  if (auto resolved =
-          slurm::ResolveSilence(config, every, args->has("--silence") ? "--silence" : "silence_s");
-      !resolved) {
-    return UsageError(resolved.error().ToString());
-  }
+  ORDO_RETURN_IF_ERROR(slurm::ResolveSilence(config, schedule.every,
+                                             args.has("--silence") ? "--silence" : "silence_s"));
+  return schedule;
+}
 
+// Runs the cycles until the schedule ends or a signal stops it. The exit code of a single cycle
+// is its outcome; a repeating run that was stopped exits 0.
+int RunCycles(const ordo::cli::Args& args, const ordo::slurm::SlurmConfig& config,
+              ordo::slurm::CycleOptions options, const CycleSchedule& schedule) {
+  using namespace ordo;
   std::signal(SIGINT, OnSignal);
   std::signal(SIGTERM, OnSignal);
   slurm::ProcessSlurmClient client;
   const slurm::Sleeper sleep = [](double s) { SleepUnlessStopped(s); };
   int exit_code = kExitOk;
   while (true) {
-    options.now = fixed_now.value_or(static_cast<int64_t>(std::time(nullptr)));
+    options.now = schedule.fixed_now.value_or(static_cast<int64_t>(std::time(nullptr)));
     auto report = slurm::RunCycle(client, config, options, sleep, Log);
     if (!report) {
       const bool unreadable = report.error().code == ErrorCode::kIo;
@@ -233,21 +162,49 @@ int RunSlurmCommand(int argc, char** argv) {
           (unreadable ? " (" + ControllerHint() + ")" : ""));
       exit_code = kExitFailed;
     } else {
-      if (auto path = args->value("--plan-out");
-          path && !WriteText(*path, io::WritePlan(report->plan))) {
-        return FileError(*path, Error{ErrorCode::kIo, "", "cannot write"});
+      if (auto path = args.value("--plan-out")) {
+        if (auto written = cli::WriteTextFile(*path, io::WritePlan(report->plan)); !written) {
+          return FileError(*path, written.error());
+        }
       }
-      if (auto path = args->value("--scenario-out");
-          path && !WriteText(*path, io::WriteScenario(report->mapping.scenario))) {
-        return FileError(*path, Error{ErrorCode::kIo, "", "cannot write"});
+      if (auto path = args.value("--scenario-out")) {
+        if (auto written = cli::WriteTextFile(*path, io::WriteScenario(report->mapping.scenario));
+            !written) {
+          return FileError(*path, written.error());
+        }
       }
       Log("cycle done: " + std::to_string(report->applied.actions_ok) + " actions ok, " +
           std::to_string(report->applied.actions_failed) + " failed");
       exit_code = report->applied.actions_failed == 0 ? kExitOk : kExitFailed;
     }
-    if (!every || g_stop.load()) break;
-    SleepUnlessStopped(*every);
+    if (!schedule.every || g_stop.load()) break;
+    SleepUnlessStopped(*schedule.every);
     if (g_stop.load()) break;
   }
-  return every ? kExitOk : exit_code;
+  return schedule.every ? kExitOk : exit_code;
+}
+
+}  // namespace
+
+int RunSlurmCommand(int argc, char** argv) {
+  using namespace ordo;
+  auto args = cli::ParseArgs(std::span<char* const>(argv + 1, argc - 1), kOptions);
+  if (!args) return UsageError(args.error().ToString());
+  if (args->help) {
+    std::cout << kSlurmUsage;
+    return kExitOk;
+  }
+  if (!args->positional.empty()) {
+    return UsageError("unexpected argument \"" + args->positional.front() + "\"");
+  }
+  slurm::SlurmConfig config;
+  if (auto path = args->value("--config")) {
+    auto loaded = slurm::ReadSlurmConfigFile(*path);
+    if (!loaded) return FileError(*path, loaded.error());
+    config = std::move(*loaded);
+  }
+  slurm::CycleOptions options;
+  auto schedule = ReadCycleOptions(*args, config, options);
+  if (!schedule) return UsageError(schedule.error().ToString());
+  return RunCycles(*args, config, std::move(options), *schedule);
 }
