@@ -197,6 +197,7 @@ std::string RenderPlan(const Json& plan) {
     return *a.start != *b.start ? *a.start < *b.start : a.cells[0] < b.cells[0];
   });
   std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
   for (Row& row : rows) cells.push_back(std::move(row.cells));
   out << RenderTable({"JOBID", "GPUS", "FIRST_GPU", "START", "END"}, cells);
 

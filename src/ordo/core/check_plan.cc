@@ -37,11 +37,11 @@ class Checker {
 
   // Holder h is a job index (< jobs) or jobs + service index.
   const std::string& HolderId(int32_t h) const {
-    const int32_t jobs = static_cast<int32_t>(s_.jobs.size());
+    const auto jobs = static_cast<int32_t>(s_.jobs.size());
     return h < jobs ? s_.jobs[h].id : s_.services[h - jobs].id;
   }
   std::string HolderName(int32_t h) const {
-    const int32_t jobs = static_cast<int32_t>(s_.jobs.size());
+    const auto jobs = static_cast<int32_t>(s_.jobs.size());
     return (h < jobs ? "job " : "service ") + Quote(HolderId(h));
   }
 
@@ -271,7 +271,7 @@ class Checker {
     bool type_reported = false;
     for (int t = 0; t < s_.horizon_steps; ++t) {
       const std::vector<int>& ids = a.gpus[t];
-      const long long count = static_cast<long long>(ids.size());
+      const auto count = static_cast<long long>(ids.size());
       std::vector<int> sorted = ids;
       std::sort(sorted.begin(), sorted.end());
       for (size_t k = 0; k < sorted.size(); ++k) {

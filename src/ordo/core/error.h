@@ -52,10 +52,12 @@ inline tl::unexpected<Error> FailInput(std::string field, std::string message) {
 // Readers check dozens of fields; these keep each check to one line.
 #define ORDO_CONCAT_INNER_(a, b) a##b
 #define ORDO_CONCAT_(a, b) ORDO_CONCAT_INNER_(a, b)
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` may be a declaration, `tmp` a name.
 #define ORDO_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                \
   if (!tmp) return ::ordo::Fail(tmp.error());       \
-  lhs = std::move(*tmp)
+  lhs = std::move(*(tmp))
+// NOLINTEND(bugprone-macro-parentheses)
 #define ORDO_ASSIGN_OR_RETURN(lhs, ...) \
   ORDO_ASSIGN_OR_RETURN_IMPL_(ORDO_CONCAT_(ordo_result_, __LINE__), lhs, (__VA_ARGS__))
 #define ORDO_RETURN_IF_ERROR(...)                           \

@@ -14,7 +14,6 @@ namespace {
 using internal::Json;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kWeek = 168;
-constexpr std::size_t kHorizonDays = DemandForecaster::kHorizonDays;
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -304,7 +303,7 @@ Result<DemandOptions> OptionsFromJson(const Json& j, const std::string& path) {
     } else if (m->is_string() && m->get<std::string>() == "level-shape") {
       o.method = DemandMethod::kLevelShape;
     } else {
-      return FailInput(internal::Join(path, "method"), "must be \"profile\" or \"level-shape\"");
+      return FailInput(internal::Join(path, "method"), R"(must be "profile" or "level-shape")");
     }
   }
   for (const auto& [key, value] : j.items()) {

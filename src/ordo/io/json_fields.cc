@@ -395,9 +395,11 @@ OrderedJson NumberJson(double value) {
   // 2^53: every integer up to it is exact in a double, so the integer text reads back the same.
   constexpr double kExact = 9007199254740992.0;
   if (std::isfinite(value) && value == std::floor(value) && std::abs(value) <= kExact) {
+    // NOLINTNEXTLINE(modernize-return-braced-init-list): braces would make a JSON array
     return OrderedJson(static_cast<int64_t>(value));
   }
   // nlohmann writes the shortest decimal that reads back to the same double.
+  // NOLINTNEXTLINE(modernize-return-braced-init-list): braces would make a JSON array
   return OrderedJson(value);
 }
 

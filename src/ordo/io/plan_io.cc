@@ -66,7 +66,7 @@ Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
   std::string kind;
   ORDO_ASSIGN_OR_RETURN(kind, obj->String("kind", Limits::kMaxIdLength, false));
   if (kind != "job" && kind != "service") {
-    return FailInput(obj->Path("kind"), "must be \"job\" or \"service\"");
+    return FailInput(obj->Path("kind"), R"(must be "job" or "service")");
   }
   holder.service = kind == "service";
   std::optional<std::string> id;

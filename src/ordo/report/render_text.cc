@@ -32,6 +32,7 @@ std::string PipeTable(const std::vector<Column>& columns,
     return out + "\n";
   };
   std::vector<std::string> headers;
+  headers.reserve(columns.size());
   for (const Column& c : columns) headers.push_back(c.header);
   std::string out = line(headers) + "|";
   for (size_t c = 0; c < columns.size(); ++c) {

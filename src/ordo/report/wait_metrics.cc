@@ -39,7 +39,7 @@ WaitSummary Summarize(std::vector<double> waits, int never_started) {
   double sum = 0;
   for (double x : waits) sum += x;
   w.mean_hours = sum / static_cast<double>(waits.size());
-  const size_t rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(waits.size())));
+  const auto rank = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(waits.size())));
   w.p95_hours = waits[std::clamp<size_t>(rank, 1, waits.size()) - 1];
   return w;
 }

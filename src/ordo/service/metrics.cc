@@ -15,7 +15,7 @@ std::string FormatValue(double value) {
   for (int precision = 15; precision <= 17; ++precision) {
     const int n = std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
     if (std::strtod(buffer, nullptr) == value || precision == 17) {
-      return std::string(buffer, static_cast<size_t>(n));
+      return {buffer, static_cast<size_t>(n)};
     }
   }
   return buffer;

@@ -61,7 +61,7 @@ void Redactor::Scrub(nlohmann::json& view) const {
     for (auto it = view.begin(); it != view.end(); ++it) {
       // Only fields that carry ids: a job named "pending" must not blank every state field.
       if ((it.key() == "id" || it.key() == "blocking_id") && it->is_string()) {
-        const std::string& id = it->get_ref<const std::string&>();
+        const auto& id = it->get_ref<const std::string&>();
         if (Visible(id)) {
           *it = Shown(id);
         } else {

@@ -24,6 +24,7 @@ class Rng {
   double Real() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
   /// Uniform integer in [lo, hi]; lo <= hi.
   int Uniform(int lo, int hi) {
+    if (hi < lo) return lo;  // a caller's empty range: no draw, and no division by zero
     return lo + static_cast<int>(Next() % static_cast<uint64_t>(hi - lo + 1));
   }
   bool Chance(double p) { return Real() < p; }

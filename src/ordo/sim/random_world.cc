@@ -37,7 +37,7 @@ World RandomWorld(const RandomWorldOptions& o) {
     w.cluster.groups.push_back(group);
   }
   w.cluster.Index();
-  const int G = w.cluster.total_gpus();
+  const int cluster_gpus = w.cluster.total_gpus();
   const int steps = w.window_steps();
   const double step_h = o.step_minutes / 60.0;
   if (o.duration_noise > 0) w.duration_noise = DurationNoise{o.duration_noise, o.seed};
@@ -49,9 +49,10 @@ World RandomWorld(const RandomWorldOptions& o) {
     WorldService s;
     s.id = "svc-" + std::to_string(i);
     s.priority = 8 + 2 * (i % 2);
-    const int peak = std::max(1, static_cast<int>(std::lround(o.service_share * G / o.services)));
+    const int peak =
+        std::max(1, static_cast<int>(std::lround(o.service_share * cluster_gpus / o.services)));
     s.min_gpus = 1;
-    s.max_gpus = std::min(G, peak + 2);
+    s.max_gpus = std::min(cluster_gpus, peak + 2);
     s.max_change_per_step = std::max(1, peak / 3);
     const double peak_hour = 12 + 8 * i;
     for (int t = 0; t < steps; ++t) {
@@ -66,7 +67,7 @@ World RandomWorld(const RandomWorldOptions& o) {
   service_mean /= std::max(1, steps);
 
   // Jobs: draw until the offered GPU-steps reach load x the capacity the services leave.
-  const double target = o.load * std::max(1.0, G - service_mean) * steps;
+  const double target = o.load * std::max(1.0, cluster_gpus - service_mean) * steps;
   double offered = 0;
   int next_id = 0;
   const int largest_node = o.gpus_per_node;
@@ -94,7 +95,7 @@ World RandomWorld(const RandomWorldOptions& o) {
     gpus = std::min(gpus, w.cluster.group_gpus(0));  // every job fits somewhere
     const int d = std::max(1, static_cast<int>(std::lround(hours / step_h)));
     job.shapes.push_back(WorldShape{gpus, d, std::nullopt});
-    if (rng.Chance(0.25) && 2 * gpus <= G) {
+    if (rng.Chance(0.25) && 2 * gpus <= cluster_gpus) {
       job.shapes.push_back(WorldShape{2 * gpus, std::max(1, d * 3 / 5), std::nullopt});
     }
     if (groups > 1 && rng.Chance(o.requirement_fraction)) {

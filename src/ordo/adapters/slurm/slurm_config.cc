@@ -146,7 +146,7 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
     return Fail(k.error());
   }
   SlurmConfig config;
-  auto step = Int(root, "", "step_minutes", 1, 7 * 24 * 60, 60);
+  auto step = Int(root, "", "step_minutes", 1, int64_t{7} * 24 * 60, 60);
   auto horizon = Int(root, "", "horizon_steps", 1, Limits::kMaxHorizonSteps, 24);
   if (!step) return Fail(step.error());
   if (!horizon) return Fail(horizon.error());
@@ -241,7 +241,7 @@ std::vector<int> DemandWindow(const ServiceSpec& spec, int step_minutes, int hor
   const int64_t elapsed = now - spec.demand_start;
   // Floor division, so times before demand_start count backwards through the profile.
   int64_t current = elapsed / step_s - ((elapsed % step_s != 0 && elapsed < 0) ? 1 : 0);
-  const int64_t n = static_cast<int64_t>(profile.size());
+  const auto n = static_cast<int64_t>(profile.size());
   current = ((current % n) + n) % n;
   for (int t = 0; t < horizon_steps; ++t)
     window[t] = profile[static_cast<size_t>((current + t) % n)];

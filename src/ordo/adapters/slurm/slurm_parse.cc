@@ -269,7 +269,10 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view text) {
       for (long n = lo; n <= hi; ++n) {
         std::string digits = std::to_string(n);
         if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
-        out.push_back(prefix + digits + suffix);
+        std::string name = prefix;
+        name += digits;
+        name += suffix;
+        out.push_back(std::move(name));
       }
     }
   }

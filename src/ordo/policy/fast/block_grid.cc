@@ -15,7 +15,9 @@ int Log2(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power
 constexpr int kMaxTies = 8;
 
 // The lowest level L with slack < 2^L (every level above it too).
-int LowFrom(int slack) { return slack <= 0 ? 0 : std::bit_width(static_cast<unsigned>(slack)); }
+int LowFrom(int slack) {
+  return slack <= 0 ? 0 : static_cast<int>(std::bit_width(static_cast<unsigned>(slack)));
+}
 
 int LevelOf(int node, int height) {
   return height - (31 - std::countl_zero(static_cast<unsigned>(node)));
@@ -32,7 +34,7 @@ BlockGrid::BlockGrid(const Cluster& cluster, int horizon_steps)
     tree.first_gpu = cluster.group_first_gpu(static_cast<int>(g));
     tree.size = cluster.group_gpus(static_cast<int>(g));
     tree.gpus_per_node = cluster.groups[g].gpus_per_node;
-    tree.height = std::bit_width(static_cast<unsigned>(tree.size - 1));
+    tree.height = static_cast<int>(std::bit_width(static_cast<unsigned>(tree.size - 1)));
     if (tree.size == 1) tree.height = 0;
     const int leaves = 1 << tree.height;
     // Only nodes at or above level L keep a level-L mask, and in heap order they are the first

@@ -124,7 +124,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       }
       double pick_loss = rng.Real() * total;
       for (const auto& [loss, j] : losing) {
-        if ((pick_loss -= loss) < 0) {
+        pick_loss -= loss;
+        if (pick_loss < 0) {
           focus = j;
           break;
         }
@@ -160,7 +161,8 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       double pick = rng.Real() * std::accumulate(weight.begin(), weight.end(), 0.0);
       g = candidates.back();
       for (size_t i = 0; i < candidates.size(); ++i) {
-        if ((pick -= weight[i]) < 0) {
+        pick -= weight[i];
+        if (pick < 0) {
           g = candidates[i];
           break;
         }
@@ -218,6 +220,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       }
     }
     std::vector<std::pair<double, int>> keyed;
+    keyed.reserve(waiting.size());
     for (int j : waiting) {
       keyed.emplace_back(-std::log(std::max(1e-300, rng.Real())) / scenario.jobs[j].priority, j);
     }
@@ -235,7 +238,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
       double job_nonzeros = 0;
       const int64_t n =
           CountPatterns(scenario, one, loose, static_cast<int64_t>(target), &job_nonzeros);
-      if (n == 0 || columns + n > target) return false;
+      if (n == 0 || static_cast<double>(columns + n) > target) return false;
       const ModelSize batch{static_cast<double>(columns + n), 0, nonzeros + job_nonzeros};
       if (ModelBytes(batch) > model_budget) return false;
       columns += n;
@@ -254,7 +257,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     }
     for (const auto& [key, j] : keyed) {
       if (j == focus) continue;
-      if (columns >= 0.95 * target) break;
+      if (static_cast<double>(columns) >= 0.95 * target) break;
       try_add(j);
     }
     if (window.jobs.empty() || columns == 0) {

@@ -27,10 +27,10 @@ using boost::system::error_code;
 
 // Room for a whole head (the parser's header limit is below it) and the chunk headers of a body;
 // the body itself is moved out of this buffer as it is parsed.
-constexpr size_t kBufferBytes = 64 * 1024;
+constexpr size_t kBufferBytes = size_t{64} * 1024;
 // After an answer that leaves a body unread, the rest is drained (and discarded) briefly before the
 // socket is closed, so that the client reads the answer rather than a reset.
-constexpr size_t kLingerBytes = 256 * 1024;
+constexpr size_t kLingerBytes = size_t{256} * 1024;
 constexpr auto kLingerTime = std::chrono::seconds(1);
 
 std::chrono::steady_clock::duration Seconds(double s) {
@@ -49,8 +49,7 @@ std::string_view Trim(std::string_view s) {
 class Connection;
 
 struct Server::Impl {
-  Impl(ServerLimits l, Handlers h, Logger* lg)
-      : limits(std::move(l)), handlers(std::move(h)), log(lg) {}
+  Impl(ServerLimits l, Handlers h, Logger* lg) : limits(l), handlers(std::move(h)), log(lg) {}
 
   void Accept();
   void Admit(tcp::socket socket);
@@ -277,7 +276,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string peer_;
   bool keep_alive_ = false;
   bool closed_ = false;
-  std::array<char, 16 * 1024> drain_{};
+  std::array<char, size_t{16} * 1024> drain_{};
   size_t drained_ = 0;
 };
 
@@ -380,7 +379,7 @@ void Server::Impl::Work() {
 }
 
 Server::Server(ServerLimits limits, Handlers handlers, Logger* log)
-    : impl_(std::make_unique<Impl>(std::move(limits), std::move(handlers), log)) {
+    : impl_(std::make_unique<Impl>(limits, std::move(handlers), log)) {
   const int threads = std::max(1, impl_->limits.threads);
   for (int k = 0; k < threads; ++k) impl_->workers.emplace_back([this] { impl_->Work(); });
 }

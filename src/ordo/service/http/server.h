@@ -42,7 +42,7 @@ namespace ordo::service::http {
 
 struct ServerLimits {
   size_t max_body_bytes = size_t{1} << 20;
-  size_t max_header_bytes = 16 * 1024;
+  size_t max_header_bytes = size_t{16} * 1024;
   double request_timeout_s = 10;
   double write_timeout_s = 30;  // a client that does not read its response is closed after this
   int max_connections = 1024;
