@@ -1,11 +1,10 @@
 // `ordo compare`'s progress bar: drawn on stderr when stderr is a terminal (here a pseudo-terminal
 // from forkpty), absent otherwise, so scripts and the other tests see unchanged output.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstring>
@@ -65,9 +64,12 @@ TtyRun RunOrdoOnTerminal(const std::vector<std::string>& args) {
 }
 
 std::vector<std::string> CompareArgs() {
-  return {"compare", (SourceDir() / "scenarios" / "01-mixed-control.json").string(),
-          (SourceDir() / "scenarios" / "03-training-heavy.json").string(), "--policies",
-          "fifo,ordo", "--no-bound"};
+  return {"compare",
+          (SourceDir() / "scenarios" / "01-mixed-control.json").string(),
+          (SourceDir() / "scenarios" / "03-training-heavy.json").string(),
+          "--policies",
+          "fifo,ordo",
+          "--no-bound"};
 }
 
 TEST(CompareProgressTest, NothingOnStderrWhenItIsNotATerminal) {
