@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release ordo dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format format-check tidy clean
+.PHONY: all deps release ordo install dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format format-check tidy clean
 
 all: release
 
@@ -23,6 +23,13 @@ dev: deps
 ordo: deps
 	@cmake --preset release >/dev/null
 	@cmake --build --preset release -j $(JOBS) --target ordo
+
+# The binary, its man page and its bash completion under PREFIX (DESTDIR is honoured), by CMake's
+# install rules: the same as `cmake --install build/release --prefix PREFIX` (docs/cli.md).
+PREFIX ?= /usr/local
+install: ordo
+	@cmake --build --preset release -j $(JOBS) --target ordo_help_files
+	@cmake --install build/release --prefix $(PREFIX)
 
 # The main job: every policy on the built-in scenarios, the report in report/.
 run: ordo

@@ -295,8 +295,8 @@ int RunServicePlan(int argc, char** argv) {
 const char* const kAdvanceUsage =
     "usage: ordo advance [STEPS] [--server URL] [--token TOKEN] [--json]\n"
     "\n"
-    "Commits STEPS steps (1-1000, default 1) of a service started with --manual-clock\n"
-    "(POST /v1/clock/advance; the admin token) and prints the step reached.\n";
+    "Commits STEPS steps (1-1000, default 1) of a service on the manual clock (`ordo serve\n"
+    "--help`; POST /v1/clock/advance; the admin token) and prints the step reached.\n";
 
 int RunAdvance(int argc, char** argv) {
   const std::string usage = std::string(kAdvanceUsage) + kConnectionHelp;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "ordo/policy/registry.h"
 #include "ordo/report/comparison.h"
 #include "ordo/report/render.h"
+#include "ordo/report/report_files.h"
+#include "progress_bar.h"
 
 namespace ordo::cli {
 
@@ -37,6 +40,97 @@ const char* const kCompareUsage =
     "Exit: 0 all plans legal; 1 a policy failed or broke a rule (a bug, listed on stderr);\n"
     "2 bad arguments or an unreadable or invalid scenario.\n";
 
+namespace {
+
+// The command line, checked: what RunComparison is given and what is printed.
+struct CompareRequest {
+  report::CompareOptions options;
+  std::string format;
+  std::optional<std::string> report_dir;
+};
+
+Result<CompareRequest> ParseRequest(const Args& args, const PolicyRegistry& registry) {
+  CompareRequest request;
+  report::CompareOptions& options = request.options;
+  if (auto list = args.value("--policies")) {
+    options.policies = SplitList(*list);
+    if (options.policies.empty()) return FailInput("--policies", "names no policy");
+    for (const std::string& name : options.policies) {
+      if (Result<std::unique_ptr<Policy>> p = registry.Create(name); !p) {
+        return FailInput("--policies", p.error().message);
+      }
+    }
+  }
+  request.format = args.value("--format").value_or("table");
+  if (request.format != "table" && request.format != "json" && request.format != "markdown") {
+    return FailInput("--format",
+                     "must be table, json or markdown (got \"" + request.format + "\")");
+  }
+  if (auto limit = args.value("--time-limit")) {
+    ORDO_ASSIGN_OR_RETURN(options.time_limit_s, ParseSeconds("--time-limit", *limit));
+  }
+  if (auto effort = args.value("--effort")) {
+    ORDO_ASSIGN_OR_RETURN(options.effort, ParseEffort("--effort", *effort));
+  }
+  if (!args.has("--no-bound")) {
+    // A few seconds at most on the built-in scenarios; large instances use the aggregated LP.
+    options.bound = [](const Scenario& scenario) {
+      return policy::LpRelaxationBound(scenario, 30);
+    };
+  }
+  request.report_dir = args.value("--report-dir");
+  if (request.report_dir && request.report_dir->empty()) {
+    return FailInput("--report-dir", "is empty");
+  }
+  return request;
+}
+
+// Every file is read before any planning, and every bad one is named; nullopt if any was bad.
+std::optional<std::vector<report::ScenarioInput>> LoadInputs(
+    const std::vector<std::string>& paths) {
+  std::vector<report::ScenarioInput> inputs;
+  bool bad = false;
+  for (const std::string& path : paths) {
+    Result<Scenario> scenario = LoadScenario(path);
+    if (!scenario) {
+      FileError(path, scenario.error());
+      bad = true;
+      continue;
+    }
+    inputs.push_back({path, std::move(*scenario)});
+  }
+  if (bad) return std::nullopt;
+  return inputs;
+}
+
+// Writes the report into `dir` (created if missing); the exit code.
+int WriteReport(const report::Comparison& comparison, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "ordo: " << dir << ": cannot create the report directory: " << ec.message()
+              << "\n";
+    return kExitBadInput;
+  }
+  std::vector<std::string> written;
+  for (const report::ReportFile& file : report::ReportFiles(comparison)) {
+    const std::string path = (std::filesystem::path(dir) / file.name).string();
+    if (Result<void> ok = WriteTextFile(path, file.text); !ok) {
+      std::cerr << "ordo: " << path << ": " << ok.error().ToString() << "\n";
+      return kExitBadInput;
+    }
+    written.push_back(path);
+  }
+  std::cerr << "ordo: wrote";
+  for (size_t i = 0; i < written.size(); ++i) {
+    std::cerr << (i == 0 ? " " : i + 1 == written.size() ? " and " : ", ") << written[i];
+  }
+  std::cerr << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
 int RunCompare(int argc, char** argv) {
   static constexpr OptionSpec kOptions[] = {{"--policies", true},   {"--format", true},
                                             {"--report-dir", true}, {"--time-limit", true},
@@ -48,101 +142,34 @@ int RunCompare(int argc, char** argv) {
     return kExitOk;
   }
   if (args->positional.empty()) return UsageError("compare needs SCENARIO files", kCompareUsage);
-
   const PolicyRegistry registry = MakeInTreeRegistry();
-  report::CompareOptions options;
-  if (auto list = args->value("--policies")) {
-    options.policies = SplitList(*list);
-    if (options.policies.empty()) return UsageError("--policies: names no policy", kCompareUsage);
-    for (const std::string& name : options.policies) {
-      if (Result<std::unique_ptr<Policy>> p = registry.Create(name); !p) {
-        return UsageError("--policies: " + p.error().message, kCompareUsage);
-      }
-    }
-  }
-  const std::string format = args->value("--format").value_or("table");
-  if (format != "table" && format != "json" && format != "markdown") {
-    return UsageError("--format: must be table, json or markdown (got \"" + format + "\")",
-                      kCompareUsage);
-  }
-  if (auto limit = args->value("--time-limit")) {
-    Result<double> seconds = ParseSeconds("--time-limit", *limit);
-    if (!seconds) return UsageError(seconds.error().ToString(), kCompareUsage);
-    options.time_limit_s = *seconds;
-  }
-  if (auto effort = args->value("--effort")) {
-    Result<int> value = ParseEffort("--effort", *effort);
-    if (!value) return UsageError(value.error().ToString(), kCompareUsage);
-    options.effort = *value;
-  }
-  if (!args->has("--no-bound")) {
-    // A few seconds at most on the built-in scenarios; large instances use the aggregated LP.
-    options.bound = [](const Scenario& scenario) {
-      return policy::LpRelaxationBound(scenario, 30);
-    };
-  }
-  const std::optional<std::string> report_dir = args->value("--report-dir");
-  if (report_dir && report_dir->empty()) return UsageError("--report-dir: is empty", kCompareUsage);
+  Result<CompareRequest> request = ParseRequest(*args, registry);
+  if (!request) return UsageError(request.error().ToString(), kCompareUsage);
+  std::optional<std::vector<report::ScenarioInput>> inputs = LoadInputs(args->positional);
+  if (!inputs) return kExitBadInput;
 
-  // Every file is read before any planning, and every bad one is named.
-  std::vector<report::ScenarioInput> inputs;
-  int bad_files = 0;
-  for (const std::string& path : args->positional) {
-    Result<Scenario> scenario = LoadScenario(path);
-    if (!scenario) {
-      FileError(path, scenario.error());
-      ++bad_files;
-      continue;
-    }
-    inputs.push_back({path, std::move(*scenario)});
-  }
-  if (bad_files > 0) return kExitBadInput;
-
-  if (isatty(STDERR_FILENO)) {
-    options.on_run = [](const report::ScenarioInput& input, const std::string& policy) {
-      std::cerr << "ordo: planning " << input.scenario.name << " with " << policy << "\n";
+  // A person at a terminal sees what is running; a script reading stderr sees nothing of it.
+  std::optional<ProgressBar> bar;
+  if (isatty(STDERR_FILENO) == 1) {
+    bar.emplace();
+    request->options.on_progress = [&bar](const report::CompareProgress& p) {
+      bar->Show(p.done, p.total, std::string(p.scenario) + ": " + std::string(p.step));
     };
   }
   Result<report::Comparison> comparison =
-      report::RunComparison(std::move(inputs), registry, options);
+      report::RunComparison(std::move(*inputs), registry, request->options);
+  bar.reset();
   if (!comparison) return UsageError(comparison.error().ToString(), kCompareUsage);
 
-  if (format == "json") {
+  if (request->format == "json") {
     std::cout << report::RenderJson(*comparison);
-  } else if (format == "markdown") {
+  } else if (request->format == "markdown") {
     std::cout << report::RenderMarkdown(*comparison);
   } else {
     std::cout << report::RenderTable(*comparison);
   }
   std::cout.flush();
-
-  int status = kExitOk;
-  if (report_dir) {
-    std::error_code ec;
-    std::filesystem::create_directories(*report_dir, ec);
-    if (ec) {
-      std::cerr << "ordo: " << *report_dir
-                << ": cannot create the report directory: " << ec.message() << "\n";
-      return kExitBadInput;
-    }
-    const std::filesystem::path dir(*report_dir);
-    const std::pair<std::string, std::string> files[] = {
-        {"report.md", report::RenderMarkdown(*comparison)},
-        {"report.html", report::RenderHtml(*comparison)},
-        {"report.json", report::RenderJson(*comparison)}};
-    for (const auto& [name, text] : files) {
-      const std::string path = (dir / name).string();
-      if (Result<void> written = WriteTextFile(path, text); !written) {
-        std::cerr << "ordo: " << path << ": " << written.error().ToString() << "\n";
-        status = kExitBadInput;
-      }
-    }
-    if (status == kExitOk) {
-      std::cerr << "ordo: wrote " << (dir / "report.html").string() << ", "
-                << (dir / "report.md").string() << " and " << (dir / "report.json").string()
-                << "\n";
-    }
-  }
+  const int status = request->report_dir ? WriteReport(*comparison, *request->report_dir) : kExitOk;
   if (comparison->problems() > 0) {
     std::cerr << "ordo: " << comparison->problems()
               << " runs failed or made an illegal plan (a bug in the policy):\n";

@@ -3,6 +3,7 @@
 // own (forecast, simulate, serve, slurm) are compiled in when their files are present.
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "cli.h"
 #include "client_commands.h"
 #include "commands.h"
+#include "help_docs.h"
 
 // A command counts as present when both its header and its source are here (every .cc here is
 // globbed into this binary), so a half-added command never breaks the link.
@@ -121,6 +123,48 @@ const Command* Find(std::string_view name) {
   return nullptr;
 }
 
+int RunHelpOf(const Command& c) {
+  std::string name(c.name), help("--help");
+  char* args[] = {name.data(), help.data(), nullptr};
+  return c.run(2, args);
+}
+
+// What `ordo NAME --help` prints for every command, taken from the commands themselves: the one
+// source of the man page and the completion.
+std::vector<ordo::cli::CommandHelp> EveryCommandsHelp() {
+  std::vector<ordo::cli::CommandHelp> helps;
+  for (const Command& c : kCommands) {
+    std::ostringstream text;
+    std::streambuf* const stdout_buffer = std::cout.rdbuf(text.rdbuf());
+    RunHelpOf(c);
+    std::cout.rdbuf(stdout_buffer);
+    helps.push_back({std::string(c.name), text.str()});
+  }
+  return helps;
+}
+
+// `ordo help [COMMAND]`, and the generated files: `ordo help --man` (the man page) and
+// `ordo help --bash-completion` (apps/ordo/CMakeLists.txt installs both).
+int RunHelp(int argc, char** argv) {
+  using ordo::cli::kExitOk;
+  const std::string_view what = argc >= 3 && argv[2] != nullptr ? argv[2] : "";
+  if (what.empty()) {
+    std::cout << Usage();
+    return kExitOk;
+  }
+  if (what == "--man") {
+    std::cout << ordo::cli::ManPage(ORDO_DESCRIPTION, ORDO_VERSION, Usage(), EveryCommandsHelp());
+    return kExitOk;
+  }
+  if (what == "--bash-completion") {
+    static constexpr std::string_view kDispatcherWords[] = {"help", "--help", "--version"};
+    std::cout << ordo::cli::BashCompletion(EveryCommandsHelp(), kDispatcherWords);
+    return kExitOk;
+  }
+  if (const Command* c = Find(what)) return RunHelpOf(*c);
+  return ordo::cli::UsageError("unknown command \"" + std::string(what) + "\"", Usage());
+}
+
 int Dispatch(int argc, char** argv) {
   using ordo::cli::kExitBadInput;
   using ordo::cli::kExitOk;
@@ -129,16 +173,8 @@ int Dispatch(int argc, char** argv) {
     return kExitBadInput;
   }
   const std::string_view command = argv[1];
-  if (command == "--help" || command == "-h" || command == "help") {
-    if (command == "help" && argc >= 3 && argv[2] != nullptr) {
-      const Command* c = Find(argv[2]);
-      if (c == nullptr) {
-        return ordo::cli::UsageError("unknown command \"" + std::string(argv[2]) + "\"", Usage());
-      }
-      std::string name(c->name), help("--help");
-      char* args[] = {name.data(), help.data(), nullptr};
-      return c->run(2, args);
-    }
+  if (command == "help") return RunHelp(argc, argv);
+  if (command == "--help" || command == "-h") {
     std::cout << Usage();
     return kExitOk;
   }

@@ -71,11 +71,12 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-/// Runs ORDO_BINARY with `args` (no shell), stdout and stderr to files in a temporary directory.
-inline CliResult RunOrdo(const std::vector<std::string>& args) {
+/// Runs `program` (a path, or a name looked up in PATH) with `args` (no shell), stdout and stderr
+/// to files in a temporary directory.
+inline CliResult RunProgram(const std::string& program, const std::vector<std::string>& args) {
   TempDir dir;
   const std::string out_path = dir.File("stdout"), err_path = dir.File("stderr");
-  const std::string binary = OrdoBinary();
+  const std::string& binary = program;
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(binary.c_str()));
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -90,7 +91,7 @@ inline CliResult RunOrdo(const std::vector<std::string>& args) {
     dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
-    execv(binary.c_str(), argv.data());
+    execvp(binary.c_str(), argv.data());
     _exit(127);
   }
   int status = 0;
@@ -100,6 +101,11 @@ inline CliResult RunOrdo(const std::vector<std::string>& args) {
   result.out = ReadWhole(out_path);
   result.err = ReadWhole(err_path);
   return result;
+}
+
+/// Runs ORDO_BINARY with `args` (no shell), stdout and stderr to files in a temporary directory.
+inline CliResult RunOrdo(const std::vector<std::string>& args) {
+  return RunProgram(OrdoBinary(), args);
 }
 
 }  // namespace ordo::testing

@@ -86,12 +86,21 @@ Result<Comparison> RunComparison(std::vector<ScenarioInput> inputs, const Policy
     policies.push_back(std::move(*policy));
   }
 
+  CompareProgress progress;
+  progress.total = static_cast<int>(inputs.size() * (to_run.size() + (options.bound ? 1 : 0)));
+  const auto step = [&](const Scenario& scenario, std::string_view what) {
+    if (!options.on_progress) return;
+    progress.scenario = scenario.name;
+    progress.step = what;
+    options.on_progress(progress);
+    ++progress.done;
+  };
   for (ScenarioInput& input : inputs) {
     ScenarioResult result;
     result.source = input.source;
     result.study = FindStudyFigures(input.scenario.name);
     for (size_t p = 0; p < to_run.size(); ++p) {
-      if (options.on_run) options.on_run(input, to_run[p]);
+      step(input.scenario, to_run[p]);
       const double limit = options.time_limit_s.value_or(DefaultTimeLimitSeconds(to_run[p]));
       PolicyRun run = RunOne(input.scenario, *policies[p], to_run[p], limit, options.effort);
       run.shown = !(fifo_hidden && to_run[p] == kFifo);
@@ -112,6 +121,7 @@ Result<Comparison> RunComparison(std::vector<ScenarioInput> inputs, const Policy
       result.bound_source = source;
     };
     if (options.bound) {
+      step(input.scenario, "LP bound");
       if (Result<double> lp = options.bound(input.scenario)) offer(*lp, "LP relaxation");
     }
     for (const PolicyRun& run : result.runs) {

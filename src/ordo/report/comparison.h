@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ordo/core/check_plan.h"
@@ -70,6 +71,14 @@ struct Comparison {
   [[nodiscard]] int problems() const;
 };
 
+/// Where a comparison stands, given before each step: each policy run and each bound is a step.
+struct CompareProgress {
+  int done = 0;   // steps finished
+  int total = 0;  // scenarios x (policies run, a hidden fifo included, + 1 when a bound is asked)
+  std::string_view scenario;  // the scenario's name
+  std::string_view step;      // the policy's name, or "LP bound"
+};
+
 struct CompareOptions {
   /// Registry names, in the order to show; empty means every registered policy.
   std::vector<std::string> policies;
@@ -80,8 +89,8 @@ struct CompareOptions {
   /// An upper bound on a scenario's planning objective (the CLI passes the LP relaxation); may be
   /// empty. A bound that fails is left out (the solver's own bound, if any, is used).
   std::function<Result<double>(const Scenario&)> bound;
-  /// Called before each run (for progress output at the edge); may be empty.
-  std::function<void(const ScenarioInput&, const std::string& policy)> on_run;
+  /// Called before each step (for a progress bar at the edge), on the calling thread; may be empty.
+  std::function<void(const CompareProgress&)> on_progress;
 };
 
 /// One line per problem: "scenario/policy: failed: ..." or "scenario/policy: rule 1: ...".
