@@ -49,7 +49,7 @@ bench: release
 
 # docs/measurements.md, every figure with the command that produced it: the release build of what it
 # runs, then scripts/measurements.sh (a few minutes; MEASUREMENTS_FLAGS=--with-studies adds the
-# simulator's studies, which take long).
+# simulator's replay, horizon and noise studies).
 measurements: deps
 	@scripts/install-deps.sh jq time
 	@cmake --preset release >/dev/null

@@ -8,8 +8,8 @@
 #       baselines on random instances (the property tests' printed figures)
 #   (c) full mode on the built-in scenarios: status, gap proved, time (from (a)'s report.json)
 #   (d) the forecasters on ../shared/data (skipped, with the reason, without it)
-#   (e) the simulator's studies, only with --with-studies (they take an hour and more)
-# Without --with-studies it takes a few minutes on two cores. Needs jq.
+#   (e) the simulator's studies replay, horizon and noise, only with --with-studies
+# About three minutes on two shared cores, a few more with --with-studies. Needs jq.
 set -euo pipefail
 
 with_studies=0
@@ -45,8 +45,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 body=$work/body.md
 
-commit=$(git rev-parse --short HEAD)
-git diff --quiet HEAD -- src apps bench scenarios 2>/dev/null || commit="$commit + uncommitted changes"
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
+  git diff --quiet HEAD -- src apps bench scenarios || commit="$commit + uncommitted changes"
+else
+  commit="unknown (not a git checkout)"
+fi
 cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 machine="$(nproc) cores, ${cpu:-unknown CPU}"
 
@@ -69,9 +72,12 @@ say "## The built-in scenarios, every policy" ""
 command_block "$ordo compare scenarios/*.json --report-dir DIR"
 provenance
 say "The tables are DIR/report.md (columns defined in \`docs/cli.md\`). Time limits are wall clock, so" \
-  "\`ordo-full\`'s gaps depend on the machine's load; fast mode's plans do not." ""
+  "\`ordo-full\`'s gaps depend on the machine's load; fast mode's plans do not."
 report=$work/report
-"$ordo" compare scenarios/*.json --report-dir "$report" >/dev/null
+"$ordo" compare scenarios/*.json --report-dir "$report" >/dev/null 2>"$work/compare.err" || {
+  cat "$work/compare.err" >&2
+  exit 1
+}
 # The report's own title and headings, one level down under this section.
 sed -e '1{/^# /d}' -e 's/^## /### /' "$report/report.md" >>"$body"
 say ""
@@ -115,8 +121,9 @@ say "The plans' objective and utilization on the same instances:" ""
 bench_table $'| GPUs / jobs / steps | ordo objective | fifo | priority-backfill | ordo utilization | fifo | priority-backfill |\n|---|---|---|---|---|---|---|' \
   '"| \($size) | \($b.Fast.objective | num) | \($b.Fifo.objective | num) | \($b.PriorityBackfill.objective | num) | \($b.Fast | pct) | \($b.Fifo | pct) | \($b.PriorityBackfill | pct) |"'
 if [[ -x /usr/bin/time ]]; then
-  rss=$( { /usr/bin/time -f '%M' "$bench" --benchmark_filter='BM_Fast/gpus:32768/' \
-    >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$work/rss.txt" -f '%M' "$bench" --benchmark_filter='BM_Fast/gpus:32768/' \
+    >/dev/null 2>&1
+  rss=$(tail -1 "$work/rss.txt")
   say "Peak resident memory of the 32,768-GPU fast-mode benchmark alone" \
     "(\`/usr/bin/time -f %M $bench --benchmark_filter='BM_Fast/gpus:32768/'\`): $((rss / 1024)) MB." ""
 else
@@ -169,7 +176,7 @@ jq -r '
     | ($runs | map(select(.policy == "ordo-full")) | first) as $f
     | ($runs | map(select(.policy == "ordo")) | first) as $o
     | select($f != null)
-    | "| \(.name) | \(.gpus) / \(.jobs) / \(.horizon_steps) | \($f.metrics.status // $f.error // "—") | \($f.metrics.objective | r(1)) | \($f.metrics.best_bound | r(1)) | \(if $f.metrics.gap == null then "—" else ($f.metrics.gap * 10000 | round / 100 | tostring) + "%" end) | \($o.metrics.objective | r(1)) | \(($f.metrics.solve_ms // 0) / 1000 | r(1)) s |")
+    | "| \(.name) | \(.gpus) / \(.jobs) / \(.horizon_steps) | \($f.metrics.status // $f.error // "—") | \($f.metrics.objective | r(1)) | \($f.metrics.best_bound | r(1)) | \(if $f.metrics.gap == null then "—" else ($f.metrics.gap * 10000 | round / 100 | tostring) + "%" end) | \($o.metrics.objective | r(1)) | \(($f.metrics.solve_ms // 0) / 1000 | r(2)) s |")
 ' "$report/report.json" >>"$body"
 say "" "The measurements on random instances (contended 8–32 GPUs, 512 and 4,096 GPUs, and fast mode" \
   "against the proven optimum) take hours; their commands and last figures are in" \
@@ -189,9 +196,8 @@ if [[ -d $shared/data/jobs && -d $shared/data/inference ]]; then
       cat "$work/forecast.err" >&2
       exit 1
     }
-  say '```'
   cat "$work/forecast.txt" >>"$body"
-  say '```' ""
+  say ""
   if [[ -x $forecast_eval ]]; then
     for section in training quantization; do
       "$forecast_eval" "$shared/data" --section "$section" >>"$body" 2>"$work/forecast.err" || {
@@ -212,8 +218,12 @@ fi
 
 # (e) ------------------------------------------------------------------------------------------
 say "## The simulator's studies" ""
-if [[ $with_studies -eq 1 ]]; then
-  note "(e) the simulator's studies (replay, horizon, noise): this takes long"
+if [[ $with_studies -eq 1 && ! -d $shared/data/jobs ]]; then
+  note "(e) $shared/data not found: the simulator's studies are skipped"
+  say "Skipped: the studies replay the public traces, and \`$shared/data\` was not found when this" \
+    "file was written." ""
+elif [[ $with_studies -eq 1 ]]; then
+  note "(e) the simulator's studies (replay, horizon, noise): a few minutes more"
   command_block "scripts/studies.sh $ordo $shared/data build/studies replay horizon noise"
   provenance
   scripts/studies.sh "$(realpath "$ordo")" "$shared/data" build/studies replay horizon noise \
@@ -224,9 +234,11 @@ if [[ $with_studies -eq 1 ]]; then
   say ""
 else
   note "(e) the simulator's studies are skipped (run with --with-studies, or make studies)"
-  say "Not run by default (each takes tens of minutes): \`scripts/measurements.sh --with-studies\`" \
-    "adds them here; \`make studies\` (or \`make study-replay\`, \`study-horizon\`, \`study-noise\`," \
-    "\`study-weeks\`, \`study-tenants\`) prints them. \`docs/simulator.md\` describes each study." ""
+  say "Not run by default (they replay a week of the public traces per policy and noise level):" \
+    "\`scripts/measurements.sh --with-studies\` (or \`make measurements" \
+    "MEASUREMENTS_FLAGS=--with-studies\`) adds the replay, horizon and noise studies here;" \
+    "\`make studies\` (or \`make study-replay\`, \`study-horizon\`, \`study-noise\`, \`study-weeks\`," \
+    "\`study-tenants\`) prints them. \`docs/simulator.md\` describes each study." ""
 fi
 
 {
