@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release ordo install dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench forecast-eval format format-check tidy clean
+.PHONY: all deps release ordo install dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench measurements forecast-eval format format-check tidy clean
 
 all: release
 
@@ -53,6 +53,15 @@ test-slow: release
 
 bench: release
 	@build/release/bench/ordo_bench --benchmark_counters_tabular=true
+
+# docs/measurements.md, every figure with the command that produced it: the release build of what it
+# runs, then scripts/measurements.sh (a few minutes; MEASUREMENTS_FLAGS=--with-studies adds the
+# simulator's replay, horizon and noise studies).
+measurements: deps
+	@scripts/install-deps.sh jq time
+	@cmake --preset release >/dev/null
+	@cmake --build --preset release -j $(JOBS) --target ordo ordo_bench forecast_eval ordo_property_test
+	@scripts/measurements.sh --shared $(SHARED) $(MEASUREMENTS_FLAGS)
 
 # The forecasters' evaluation on the real traces in ../shared/data (docs/forecasting.md): the
 # demand forecaster's rolling-origin evaluation, then the training and quantization tables.

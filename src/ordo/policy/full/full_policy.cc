@@ -15,11 +15,13 @@
 //
 // Guarantees. Every plan passes CheckPlan; its objective is never below the warm start's (when
 // the solver does not beat it, the warm start's own plan is returned, with the solver's report);
-// metrics.solver holds "optimal" (CBC proved it) or "feasible", the best bound, the relative gap
-// and the nodes. The same seed gives the same plan unless the time limit cuts a solve short.
+// metrics.solver holds "optimal" (CBC proved it), "feasible" or "model_too_large" (the memory
+// budget left only the warm start and what fits), the best bound, the relative gap and the nodes. The same seed gives the same plan unless the time limit cuts a solve short.
 //
-// Cost. CBC proves small instances (8-16 GPUs, 24 steps) in well under a second to a minute; see
-// docs/full-mode.md for what it proves within 60 s and what LNS gains at 512 and 4,096 GPUs.
+// Cost. Branch and bound is exponential in the worst case, so the whole time limit is spent unless
+// optimality is proven first; the model's non-zeros (about patterns x GPU atoms x steps covered)
+// decide the path. What it proves within the CLI's limit: docs/measurements.md; on random
+// instances up to 4,096 GPUs: docs/full-mode.md, "Figures".
 //
 //   auto full = ordo::policy::MakeFullPolicy();
 //   PolicyOptions options; options.time_limit_s = 10;
