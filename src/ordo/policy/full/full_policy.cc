@@ -16,7 +16,8 @@
 // Guarantees. Every plan passes CheckPlan; its objective is never below the warm start's (when
 // the solver does not beat it, the warm start's own plan is returned, with the solver's report);
 // metrics.solver holds "optimal" (CBC proved it), "feasible" or "model_too_large" (the memory
-// budget left only the warm start and what fits), the best bound, the relative gap and the nodes. The same seed gives the same plan unless the time limit cuts a solve short.
+// budget left only the warm start and what fits), the best bound, the relative gap and the nodes.
+// The same seed gives the same plan unless the time limit cuts a solve short.
 //
 // Cost. Branch and bound is exponential in the worst case, so the whole time limit is spent unless
 // optimality is proven first; the model's non-zeros (about patterns x GPU atoms x steps covered)
