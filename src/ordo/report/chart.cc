@@ -186,8 +186,8 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
     svg += Text(x, top + plot_h + 22, "middle", Swatch::kMuted,
                 "+" + DurationLabel(static_cast<int64_t>(t) * s.step_minutes));
   }
-  svg += Text(left - 14, top + plot_h + 12, "end", Swatch::kInk, "step");
-  svg += Text(left - 14, top + plot_h + 22, "end", Swatch::kMuted, "time");
+  svg += Text(left - 18, top + plot_h + 12, "end", Swatch::kInk, "step");
+  svg += Text(left - 18, top + plot_h + 22, "end", Swatch::kMuted, "time");
   svg += Rect(left, top, plot_w, plot_h, "none",
               Attr("stroke", Color(Swatch::kBoundary)) + " stroke-width=\"0.8\"/>\n");
 
