@@ -7,8 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ordo/core/chart_axes.h"
 #include "ordo/core/metrics.h"
-#include "ordo/report/colors.h"
+#include "ordo/core/palette.h"
 #include "ordo/report/format.h"
 #include "ordo/report/render.h"
 
@@ -31,18 +32,19 @@ std::string Rect(double x, double y, double w, double h, std::string_view fill,
          Num(h) + "\" fill=\"" + std::string(fill) + "\"" + extra;
 }
 
-// Steps between two time labels: a divisor-friendly interval giving at most about 8 labels.
-int LabelEvery(int horizon) {
-  for (int every : {1, 2, 3, 4, 6, 8, 12, 24, 48, 96, 168, 336, 672, 1344, 2688, 5376}) {
-    if (horizon / every <= 8) return every;
-  }
-  return std::max(1, horizon / 8);
+std::string Attr(std::string_view name, std::string_view value) {
+  return " " + std::string(name) + "=\"" + std::string(value) + "\"";
 }
 
-std::string TimeLabel(int step, int step_minutes) {
-  const long long minutes = static_cast<long long>(step) * step_minutes;
-  if (minutes % 60 == 0) return std::to_string(minutes / 60) + "h";
-  return std::to_string(minutes) + "m";
+std::string Text(double x, double y, std::string_view anchor, Swatch color, const std::string& text,
+                 const std::string& extra = "") {
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" text-anchor=\"" + std::string(anchor) +
+         "\"" + Attr("fill", Color(color)) + extra + ">" + text + "</text>\n";
+}
+
+std::string HLine(double x1, double x2, double y, Swatch color, std::string_view width) {
+  return "<line x1=\"" + Num(x1) + "\" x2=\"" + Num(x2) + "\" y1=\"" + Num(y) + "\" y2=\"" +
+         Num(y) + "\"" + Attr("stroke", Color(color)) + Attr("stroke-width", width) + "/>\n";
 }
 
 }  // namespace
@@ -52,16 +54,18 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
   const int horizon = std::max(1, s.horizon_steps);
   const double cw = std::clamp(480.0 / horizon, 1.0, 20.0);
   const double ch = std::min(12.0, 216.0 / gpus);
-  const double left = 52, top = 6;
+  // The left margin holds node names and GPU numbers; below the plot, two lines of time labels
+  // (the step, the time since step 0) and the unmet-demand strip.
+  const double left = 96, top = 6;
   const double plot_w = cw * horizon, plot_h = ch * gpus;
-  const double strip_y = top + plot_h + 18, strip_h = 12;
-  const double width = left + plot_w + 8, height = strip_y + strip_h + 4;
+  const double strip_y = top + plot_h + 30, strip_h = 12;
+  const double width = left + plot_w + 16, height = strip_y + strip_h + 4;
 
   std::string svg = "<svg class=\"chart\" role=\"img\" width=\"" + Num(width) + "\" height=\"" +
                     Num(height) + "\" viewBox=\"0 0 " + Num(width) + " " + Num(height) +
                     "\" font-family=\"sans-serif\" font-size=\"9\">\n";
   svg += "<title>" + HtmlEscape(s.name + " / " + plan.policy) + "</title>\n";
-  svg += Rect(left, top, plot_w, plot_h, kIdleColor, "><title>idle</title></rect>\n");
+  svg += Rect(left, top, plot_w, plot_h, Color(Swatch::kIdle), "><title>idle</title></rect>\n");
 
   // Services: per GPU row, runs of steps held by the same service in the same state (serving
   // demand, or held beyond it).
@@ -99,7 +103,7 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
       if (code >= 0) {
         const size_t i = static_cast<size_t>(code / 2);
         const bool beyond = code % 2 == 1;
-        svg += Rect(left + t * cw, top + g * ch, (end - t) * cw, ch, ServiceColor(i),
+        svg += Rect(left + t * cw, top + g * ch, (end - t) * cw, ch, Color(Swatch::kService),
                     beyond ? " fill-opacity=\"0.3\">" : ">") +
                "<title>" + HtmlEscape(s.services[i].id) + (beyond ? " (held, beyond demand)" : "") +
                ", GPU " + std::to_string(g) + ", steps " + std::to_string(t) + "-" +
@@ -134,67 +138,73 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
       std::snprintf(tip, sizeof tip, ", priority %g, %d GPUs from %d, steps %lld-%lld%s",
                     job.priority, p.gpus, stay.first_gpu, stay.from, stay.to - 1, note);
       svg += Rect(x, y, w, h, KindColor(job.kind),
-                  std::string(" stroke=\"") + (job.running ? "#1b1b1b" : "#ffffff") +
-                      "\" stroke-width=\"" + (job.running ? "1.2" : "0.6") + "\">") +
+                  Attr("stroke", Color(job.running ? Swatch::kInk : Swatch::kPaper)) +
+                      Attr("stroke-width", job.running ? "1.2" : "0.6") + ">") +
              "<title>" + HtmlEscape(job.id + " (" + std::string(JobKindName(job.kind))) +
              HtmlEscape(std::string(tip)) + ")</title></rect>\n";
       // The id, when it fits (about 5.2 px per character at this size).
       if (h >= 10 && w >= 5.2 * static_cast<double>(job.id.size()) + 4) {
-        svg += "<text x=\"" + Num(x + w / 2) + "\" y=\"" + Num(y + h / 2 + 3) +
-               "\" text-anchor=\"middle\" fill=\"#ffffff\" pointer-events=\"none\">" +
-               HtmlEscape(job.id) + "</text>\n";
+        svg += Text(x + w / 2, y + h / 2 + 3, "middle", Swatch::kPaper, HtmlEscape(job.id),
+                    " pointer-events=\"none\"");
       }
     }
   }
 
-  // Node and group boundaries, when a node is tall enough to see.
-  int first = 0;
-  for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
-    const NodeGroup& group = s.cluster.groups[g];
-    for (int n = 0; n < group.nodes; ++n) {
-      const int id = first + n * group.gpus_per_node;
-      const bool group_start = n == 0;
-      if (id > 0 && (group_start || ch * group.gpus_per_node >= 6)) {
-        svg += "<line x1=\"" + Num(left) + "\" x2=\"" + Num(left + plot_w) + "\" y1=\"" +
-               Num(top + id * ch) + "\" y2=\"" + Num(top + id * ch) + "\" stroke=\"#555\"" +
-               (group_start ? " stroke-width=\"1.2\"" : " stroke-width=\"0.5\"") + "/>\n";
-      }
-      if (group_start || ch * group.gpus_per_node >= 10) {
-        svg +=
-            "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(top + id * ch + 8) +
-            "\" text-anchor=\"end\" fill=\"#444\">" +
-            (group_start && s.cluster.groups.size() > 1 ? HtmlEscape(group.gpu_type) + " " : "") +
-            "GPU " + std::to_string(id) + "</text>\n";
-      }
+  // The GPU axis: a line at every node boundary (heavier between groups) while nodes are tall
+  // enough to tell apart, and node names with their GPU numbers, as many as fit without overlap.
+  const std::vector<NodeSpan> nodes = NodeSpans(s.cluster);
+  for (const NodeSpan& n : nodes) {
+    const double node_h = n.gpus * ch;
+    const double y = top + n.first_gpu * ch;
+    const bool group_start = n.node == 0;
+    if (n.first_gpu > 0 && (group_start || node_h >= 3)) {
+      svg += HLine(left - (group_start ? 90 : 4), left + plot_w, y, Swatch::kBoundary,
+                   group_start ? "1.2" : "0.5");
     }
-    first += group.nodes * group.gpus_per_node;
+    const int stride = std::max(1, static_cast<int>(std::ceil(11 / std::max(node_h, 0.01))));
+    if (n.node % stride != 0) continue;
+    const std::string gpus = n.gpus == 1 ? "GPU " + std::to_string(n.first_gpu)
+                                         : "GPU " + std::to_string(n.first_gpu) + "\u2013" +
+                                               std::to_string(n.first_gpu + n.gpus - 1);
+    if (node_h * stride >= 20) {
+      svg += Text(left - 4, y + 9, "end", Swatch::kInk, HtmlEscape(n.name));
+      svg += Text(left - 4, y + 18, "end", Swatch::kMuted, gpus);
+    } else {
+      svg += Text(left - 4, y + 8, "end", Swatch::kInk,
+                  HtmlEscape(n.name) + " \u00b7 " + std::to_string(n.first_gpu));
+    }
   }
 
-  // Time axis.
-  const int every = LabelEvery(horizon);
+  // The time axis: the step and the time since step 0 ("step 12", "+3h"), at round durations.
+  const int every = TickEvery(horizon, s.step_minutes, std::max(2, static_cast<int>(plot_w / 60)));
   for (int t = 0; t <= horizon; t += every) {
     const double x = left + t * cw;
     svg += "<line x1=\"" + Num(x) + "\" x2=\"" + Num(x) + "\" y1=\"" + Num(top) + "\" y2=\"" +
-           Num(top + plot_h + 3) + "\" stroke=\"#999\" stroke-width=\"0.4\"/>\n";
-    svg += "<text x=\"" + Num(x) + "\" y=\"" + Num(top + plot_h + 12) +
-           "\" text-anchor=\"middle\" fill=\"#444\">" + TimeLabel(t, s.step_minutes) + "</text>\n";
+           Num(top + plot_h + 3) + "\"" + Attr("stroke", Color(Swatch::kMuted)) +
+           " stroke-width=\"0.4\"/>\n";
+    svg += Text(x, top + plot_h + 12, "middle", Swatch::kInk, std::to_string(t));
+    svg += Text(x, top + plot_h + 22, "middle", Swatch::kMuted,
+                "+" + DurationLabel(static_cast<int64_t>(t) * s.step_minutes));
   }
-  svg += Rect(left, top, plot_w, plot_h, "none", " stroke=\"#555\" stroke-width=\"0.8\"/>\n");
+  svg += Text(left - 18, top + plot_h + 12, "end", Swatch::kInk, "step");
+  svg += Text(left - 18, top + plot_h + 22, "end", Swatch::kMuted, "time");
+  svg += Rect(left, top, plot_w, plot_h, "none",
+              Attr("stroke", Color(Swatch::kBoundary)) + " stroke-width=\"0.8\"/>\n");
 
   // Unmet real-time demand, one cell per step.
-  svg += "<text x=\"" + Num(left - 4) + "\" y=\"" + Num(strip_y + 9) +
-         "\" text-anchor=\"end\" fill=\"" + std::string(kUnmetColor) + "\">unmet</text>\n";
+  svg += Text(left - 4, strip_y + 9, "end", Swatch::kUnmet, "unmet real-time");
   for (int t = 0; t < horizon; ++t) {
     if (unmet[t] == 0) continue;
-    svg += Rect(left + t * cw, strip_y, cw, strip_h, kUnmetColor) + "><title>step " +
+    svg += Rect(left + t * cw, strip_y, cw, strip_h, Color(Swatch::kUnmet)) + "><title>step " +
            std::to_string(t) + ": " + std::to_string(unmet[t]) +
            " real-time GPUs short of demand</title></rect>\n";
     if (cw >= 12) {
-      svg += "<text x=\"" + Num(left + t * cw + cw / 2) + "\" y=\"" + Num(strip_y + 9) +
-             "\" text-anchor=\"middle\" fill=\"#fff\">" + std::to_string(unmet[t]) + "</text>\n";
+      svg += Text(left + t * cw + cw / 2, strip_y + 9, "middle", Swatch::kPaper,
+                  std::to_string(unmet[t]));
     }
   }
-  svg += Rect(left, strip_y, plot_w, strip_h, "none", " stroke=\"#bbb\" stroke-width=\"0.5\"/>\n");
+  svg += Rect(left, strip_y, plot_w, strip_h, "none",
+              Attr("stroke", Color(Swatch::kRule)) + " stroke-width=\"0.5\"/>\n");
   svg += "</svg>\n";
   return svg;
 }

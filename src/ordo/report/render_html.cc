@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ordo/report/colors.h"
+#include "ordo/core/palette.h"
 #include "ordo/report/columns.h"
 #include "ordo/report/format.h"
 #include "ordo/report/render.h"
@@ -13,29 +13,29 @@ namespace ordo::report {
 namespace {
 
 constexpr std::string_view kStyle = R"css(
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px 32px; color: #1d2330; max-width: 1800px; }
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px 32px; color: var(--ink); max-width: 1800px; }
 h1 { font-size: 24px; margin-bottom: 4px; }
-h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid #d0d5dd; padding-bottom: 4px; }
+h2 { font-size: 19px; margin-top: 36px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
 p, li { font-size: 14px; line-height: 1.45; }
-.meta { color: #555; margin-top: -6px; }
+.meta { color: var(--muted); margin-top: -6px; }
 table { border-collapse: collapse; font-size: 13px; margin: 8px 0; }
-th, td { padding: 3px 9px; border-bottom: 1px solid #e3e6ea; }
-th { background: #f3f5f8; text-align: right; font-weight: 600; }
+th, td { padding: 3px 9px; border-bottom: 1px solid var(--rule); }
+th { background: var(--panel); text-align: right; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 td { text-align: right; font-variant-numeric: tabular-nums; }
-td.study, th.study { background: #fbf7e9; }
+td.study, th.study { background: var(--study); }
 tr.ordo td { font-weight: 600; }
-tr.bad td { color: #b00020; }
+tr.bad td { color: var(--alert); }
 .legend { font-size: 12px; margin: 10px 0; }
 .legend span.item { display: inline-block; margin-right: 14px; }
-.legend i { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; border: 1px solid #999; }
+.legend i { display: inline-block; width: 12px; height: 12px; vertical-align: -2px; margin-right: 4px; border: 1px solid var(--muted); }
 .charts { display: flex; flex-wrap: wrap; gap: 14px 22px; }
 figure { margin: 0; }
 figcaption { font-size: 12px; margin-bottom: 2px; }
 figcaption b { font-size: 13px; }
-details { font-size: 13px; color: #333; }
-.problems { color: #b00020; }
-code { background: #f3f5f8; padding: 0 3px; }
+details { font-size: 13px; color: var(--ink); }
+.problems { color: var(--alert); }
+code { background: var(--panel); padding: 0 3px; }
 )css";
 
 std::string Table(const ScenarioResult& s) {
@@ -73,12 +73,12 @@ std::string Legend(const Scenario& s) {
   for (JobKind kind : {JobKind::kTraining, JobKind::kBatchInference, JobKind::kQuantization}) {
     out += item(KindColor(kind), std::string(JobKindName(kind)));
   }
-  for (size_t i = 0; i < s.services.size(); ++i) {
-    out += item(ServiceColor(i), "service " + s.services[i].id);
-    out += item(ServiceColor(i), s.services[i].id + " held beyond demand", "opacity:0.3;");
+  if (!s.services.empty()) {
+    out += item(Color(Swatch::kService), "real-time service");
+    out += item(Color(Swatch::kService), "service held beyond demand", "opacity:0.3;");
   }
-  out += item(kIdleColor, "idle");
-  out += item(kUnmetColor, "unmet real-time GPUs (strip below)");
+  out += item(Color(Swatch::kIdle), "idle");
+  out += item(Color(Swatch::kUnmet), "unmet real-time GPUs (strip below)");
   out += "<span class=\"item\">dark outline: job already running at step 0</span>";
   return out + "</div>\n";
 }
@@ -149,7 +149,7 @@ std::string RenderHtml(const Comparison& comparison) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>ordo compare</title>\n<style>" +
-      std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>ordo compare</h1>\n";
+      PaletteCss() + std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>ordo compare</h1>\n";
   out += "<p>" + std::to_string(comparison.scenarios.size()) + " scenarios &times; " +
          std::to_string(comparison.policies.size()) + " policies (";
   for (size_t p = 0; p < comparison.policies.size(); ++p) {
@@ -157,7 +157,8 @@ std::string RenderHtml(const Comparison& comparison) {
   }
   out +=
       "). Every plan was checked against the spec's legality rules and measured from the "
-      "scenario and the plan alone. Charts: GPUs top to bottom, time left to right.</p>\n";
+      "scenario and the plan alone. Charts: GPUs top to bottom, grouped by node (node name and "
+      "GPU numbers on the left), time left to right (the step, and the time since step 0).</p>\n";
   const std::vector<std::string> problems = ProblemLines(comparison);
   if (!problems.empty()) {
     out += "<div class=\"problems\"><h2>Problems</h2><p>" + std::to_string(comparison.problems()) +

@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "ordo/core/chart_axes.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
 #include "ordo/io/json_fields.h"
@@ -607,6 +608,17 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
                       {"gpu_type", group.gpu_type}});
   }
   out["groups"] = std::move(groups);
+  // The GPU axis: every node's name and GPU range, so the page draws node boundaries and GPU
+  // numbers without re-deriving the spec's numbering.
+  Json nodes = Json::array();
+  for (const NodeSpan& n : NodeSpans(cluster)) {
+    nodes.push_back({{"name", n.name},
+                     {"group", n.group},
+                     {"node", n.node},
+                     {"first_gpu", n.first_gpu},
+                     {"gpus", n.gpus}});
+  }
+  out["nodes"] = std::move(nodes);
   out["next_step"] = s.next_step;
   out["current_step"] = s.recent.empty() ? Json(nullptr) : Json(s.recent.back().step);
   out["current_time"] = s.recent.empty()
@@ -631,8 +643,10 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   Json cells = Json::array();
   Json utilization = Json::array();
   std::map<std::string, Json> service_series;
+  int64_t first_shown = s.next_step;
   for (const CommittedStep& step : s.recent) {
     if (step.step < history_from) continue;
+    first_shown = std::min(first_shown, step.step);
     for (const CommittedJob& job : step.jobs) {
       auto it = open.find(job.id);
       if (it != open.end() && blocks[it->second].end == step.step &&
@@ -718,6 +732,20 @@ ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
                  {"created", IsoTime(plan->created_unix())}};
   }
   out["plan"] = std::move(plan_info);
+  // The time axis: the steps the charts span (the history kept, then the horizon) and ticks at a
+  // round interval, each with its absolute step and its wall-clock time (one clock, as elsewhere).
+  {
+    const int64_t to_step = s.next_step + horizon;
+    const int every = TickEvery(to_step - first_shown, config_.base.step_minutes, 12);
+    Json ticks = Json::array();
+    for (int64_t t = (first_shown + every - 1) / every * every; t <= to_step; t += every) {
+      ticks.push_back({{"step", t}, {"time", IsoTime(StepStartUnix(s, frame(), t))}});
+    }
+    out["time_axis"] = {{"from_step", first_shown},
+                        {"to_step", to_step},
+                        {"every_steps", every},
+                        {"ticks", std::move(ticks)}};
+  }
   Json block_json = Json::array();
   for (const Block& b : blocks) {
     const JobRecord* record = s.FindJob(b.id);

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "ordo/core/chart_axes.h"
+#include "ordo/core/palette.h"
+
 namespace ordo::sim {
 namespace {
 
@@ -111,9 +114,7 @@ std::string Big(double v) {
   return (neg ? "-" : "") + out;
 }
 
-constexpr const char* kKindColor[3] = {"#4e79a7", "#f28e2b", "#59a14f"};
-constexpr const char* kServiceColor[6] = {"#e15759", "#b07aa1", "#76b7b2",
-                                          "#edc948", "#ff9da7", "#9c755f"};
+std::string Hex(Swatch swatch) { return std::string(Color(swatch)); }
 
 }  // namespace
 
@@ -210,7 +211,7 @@ std::string TimelineJson(const World& world, const std::vector<SimReport>& runs)
 namespace {
 
 constexpr int kPlotWidth = 1100;
-constexpr int kLeft = 60;
+constexpr int kLeft = 84;
 
 struct Scale {
   int steps = 1;
@@ -223,7 +224,7 @@ void DayGrid(const World& world, const Scale& sx, int top, int height, std::stri
     const double x = sx.x(d * spd);
     svg += "<line x1='" + Fmt("%.1f", x) + "' y1='" + std::to_string(top) + "' x2='" +
            Fmt("%.1f", x) + "' y2='" + std::to_string(top + height) +
-           "' stroke='#999' stroke-dasharray='3,3'/>";
+           "' stroke='" + Hex(Swatch::kMuted) + "' stroke-dasharray='3,3'/>";
     if (d < world.days) {
       svg += "<text x='" + Fmt("%.1f", x + 3) + "' y='" + std::to_string(top + height + 12) +
              "' font-size='10'>day " + std::to_string(d + 1) + "</text>";
@@ -244,17 +245,17 @@ std::string GpuChart(const World& world, const SimReport& r) {
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
          std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='#f4f4f4' stroke='#ccc'/>";
+         "' fill='" + Hex(Swatch::kIdle) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
   // Decisions: ticks above the chart (conflict re-plans in red).
   for (const Decision& d : run.decisions) {
-    const char* color = d.trigger == Trigger::kConflict ? "#d62728" : "#888";
+    const std::string color = Hex(d.trigger == Trigger::kConflict ? Swatch::kAlert : Swatch::kMuted);
     svg += "<line x1='" + Fmt("%.1f", sx.x(d.step)) + "' y1='" + std::to_string(top - 8) +
            "' x2='" + Fmt("%.1f", sx.x(d.step)) + "' y2='" + std::to_string(top - 2) +
            "' stroke='" + color + "'/>";
   }
   // Services: runs of consecutive steps on the same GPU.
   for (size_t i = 0; i < run.service_gpus.size(); ++i) {
-    const char* color = kServiceColor[i % 6];
+    const std::string color = Hex(Swatch::kService);
     std::vector<int> since(G, -1);
     auto flush = [&](int g, int end) {
       if (since[g] < 0) return;
@@ -282,11 +283,10 @@ std::string GpuChart(const World& world, const SimReport& r) {
     const WorldJob& wj = world.jobs[o.world_index];
     const int start = *o.start_step;
     const int end = std::min(run.steps, start + o.actual_steps);
-    const int kind = static_cast<int>(wj.kind);
     svg += "<rect x='" + Fmt("%.2f", sx.x(start)) + "' y='" + Fmt("%.2f", top + o.first_gpu * row) +
            "' width='" + Fmt("%.2f", std::max(0.5, sx.x(end) - sx.x(start))) + "' height='" +
-           Fmt("%.2f", o.gpus * row) + "' fill='" + kKindColor[kind] +
-           "' stroke='#fff' stroke-width='0.3'><title>" + Escape(wj.id) + " (" +
+           Fmt("%.2f", o.gpus * row) + "' fill='" + Hex(KindSwatch(wj.kind)) + "' stroke='" +
+           Hex(Swatch::kPaper) + "' stroke-width='0.3'><title>" + Escape(wj.id) + " (" +
            std::string(JobKindName(wj.kind)) + ", priority " + Fmt("%g", wj.priority) + ", " +
            std::to_string(o.gpus) + " GPUs from " + std::to_string(o.first_gpu) + "): steps " +
            std::to_string(start) + "-" + std::to_string(start + o.actual_steps) + ", forecast " +
@@ -294,26 +294,44 @@ std::string GpuChart(const World& world, const SimReport& r) {
            std::to_string(start - wj.arrival_step) + "</title></rect>";
   }
   DayGrid(world, sx, top, height, svg);
-  svg += "<text x='4' y='" + std::to_string(top + 10) + "' font-size='10'>GPU 0</text>";
-  svg += "<text x='4' y='" + std::to_string(top + height) + "' font-size='10'>GPU " +
-         std::to_string(G - 1) + "</text>";
+  // Node boundaries while nodes are tall enough to tell apart (always between groups), and node
+  // names with their first GPU, as many as fit.
+  for (const NodeSpan& n : NodeSpans(world.cluster)) {
+    const double node_h = n.gpus * row;
+    const double y = top + n.first_gpu * row;
+    if (n.first_gpu > 0 && (n.node == 0 || node_h >= 3)) {
+      svg += "<line x1='" + std::to_string(n.node == 0 ? 0 : kLeft) + "' y1='" + Fmt("%.2f", y) +
+             "' x2='" + std::to_string(kLeft + kPlotWidth) + "' y2='" + Fmt("%.2f", y) +
+             "' stroke='" + Hex(Swatch::kBoundary) + "' stroke-width='" +
+             (n.node == 0 ? "1.2" : "0.5") + "'/>";
+    }
+    const int stride = std::max(1, static_cast<int>(std::ceil(11 / std::max(node_h, 0.01))));
+    if (n.node % stride != 0) continue;
+    svg += "<text x='" + std::to_string(kLeft - 3) + "' y='" + Fmt("%.1f", y + 9) +
+           "' font-size='9' text-anchor='end' fill='" + Hex(Swatch::kInk) + "'>" + Escape(n.name) +
+           " \u00b7 " + std::to_string(n.first_gpu) + "</text>";
+  }
   svg += "</svg>";
   return svg;
 }
 
-// Busy GPUs per step: batch (by kind) and services' served and idle-allocated GPUs.
+// Busy GPUs per step, stacked: jobs by kind, then services' GPUs serving demand, then services'
+// GPUs held beyond it.
 std::string UsageChart(const World& world, const SimReport& r) {
   const SimRun& run = r.run;
   const int G = world.cluster.total_gpus();
   const int height = 140;
   const int top = 8;
   Scale sx{run.steps};
-  std::vector<double> batch(run.steps, 0), served(run.steps, 0), idle(run.steps, 0),
-      demand(run.steps, 0);
+  std::vector<double> by_kind[3] = {std::vector<double>(run.steps, 0),
+                                     std::vector<double>(run.steps, 0),
+                                     std::vector<double>(run.steps, 0)};
+  std::vector<double> served(run.steps, 0), idle(run.steps, 0), demand(run.steps, 0);
   for (const JobOutcome& o : run.jobs) {
     if (!o.start_step) continue;
+    std::vector<double>& gpus = by_kind[static_cast<int>(world.jobs[o.world_index].kind)];
     for (int t = *o.start_step; t < std::min(run.steps, *o.start_step + o.actual_steps); ++t) {
-      batch[t] += o.gpus;
+      gpus[t] += o.gpus;
     }
   }
   for (size_t i = 0; i < run.service_gpus.size(); ++i) {
@@ -326,7 +344,8 @@ std::string UsageChart(const World& world, const SimReport& r) {
     }
   }
   auto y = [&](double gpus) { return top + height - gpus * height / G; };
-  auto area = [&](const std::vector<double>& lo, const std::vector<double>& hi, const char* color) {
+  auto area = [&](const std::vector<double>& lo, const std::vector<double>& hi, Swatch color,
+                  const char* opacity) {
     std::string pts;
     for (int t = 0; t < run.steps; ++t) {
       pts += Fmt("%.1f", sx.x(t)) + "," + Fmt("%.1f", y(hi[t])) + " " + Fmt("%.1f", sx.x(t + 1)) +
@@ -336,10 +355,14 @@ std::string UsageChart(const World& world, const SimReport& r) {
       pts += Fmt("%.1f", sx.x(t + 1)) + "," + Fmt("%.1f", y(lo[t])) + " " + Fmt("%.1f", sx.x(t)) +
              "," + Fmt("%.1f", y(lo[t])) + " ";
     }
-    return "<polygon points='" + pts + "' fill='" + color + "' fill-opacity='0.8'/>";
+    return "<polygon points='" + pts + "' fill='" + Hex(color) + "' fill-opacity='" + opacity +
+           "'/>";
   };
-  std::vector<double> zero(run.steps, 0), b_s(run.steps), b_s_i(run.steps), b_d(run.steps);
+  std::vector<double> zero(run.steps, 0), k1(run.steps), batch(run.steps), b_s(run.steps),
+      b_s_i(run.steps), b_d(run.steps);
   for (int t = 0; t < run.steps; ++t) {
+    k1[t] = by_kind[0][t] + by_kind[1][t];
+    batch[t] = k1[t] + by_kind[2][t];
     b_s[t] = batch[t] + served[t];
     b_s_i[t] = b_s[t] + idle[t];
     b_d[t] = batch[t] + demand[t];
@@ -349,17 +372,20 @@ std::string UsageChart(const World& world, const SimReport& r) {
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
          std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='#fafafa' stroke='#ccc'/>";
-  svg += area(zero, batch, "#4e79a7");
-  svg += area(batch, b_s, "#e15759");
-  svg += area(b_s, b_s_i, "#f1b6b6");
+         "' fill='" + Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
+  svg += area(zero, by_kind[0], Swatch::kTraining, "0.85");
+  svg += area(by_kind[0], k1, Swatch::kBatchInference, "0.85");
+  svg += area(k1, batch, Swatch::kQuantization, "0.85");
+  svg += area(batch, b_s, Swatch::kService, "0.85");
+  svg += area(b_s, b_s_i, Swatch::kService, "0.3");
   // Demand above the allocation: the line batch + demand, where it rises above batch + allocated.
   std::string line;
   for (int t = 0; t < run.steps; ++t) {
     line += Fmt("%.1f", sx.x(t)) + "," + Fmt("%.1f", y(b_d[t])) + " " + Fmt("%.1f", sx.x(t + 1)) +
             "," + Fmt("%.1f", y(b_d[t])) + " ";
   }
-  svg += "<polyline points='" + line + "' fill='none' stroke='#000' stroke-width='0.8'/>";
+  svg += "<polyline points='" + line + "' fill='none' stroke='" + Hex(Swatch::kInk) +
+         "' stroke-width='0.8'/>";
   DayGrid(world, sx, top, height, svg);
   svg += "<text x='4' y='" + std::to_string(top + 10) + "' font-size='10'>" + std::to_string(G) +
          " GPUs</text><text x='4' y='" + std::to_string(top + height) + "' font-size='10'>0</text>";
@@ -378,14 +404,14 @@ std::string ServiceChart(const World& world, const SimReport& r, size_t i) {
                      static_cast<int>(run.service_gpus[i][t].size())});
   }
   auto y = [&](double v) { return top + height - v * height / peak; };
-  auto steps_line = [&](auto value, const char* color, const char* dash) {
+  auto steps_line = [&](auto value, Swatch color, const char* dash) {
     std::string pts;
     for (int t = 0; t < run.steps; ++t) {
       const double v = value(t);
       pts += Fmt("%.1f", sx.x(t)) + "," + Fmt("%.1f", y(v)) + " " + Fmt("%.1f", sx.x(t + 1)) + "," +
              Fmt("%.1f", y(v)) + " ";
     }
-    return "<polyline points='" + pts + "' fill='none' stroke='" + color +
+    return "<polyline points='" + pts + "' fill='none' stroke='" + Hex(color) +
            "' stroke-width='1.2' stroke-dasharray='" + dash + "'/>";
   };
   std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" +
@@ -393,7 +419,7 @@ std::string ServiceChart(const World& world, const SimReport& r, size_t i) {
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
          std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='#fafafa' stroke='#ccc'/>";
+         "' fill='" + Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
   // Unmet demand shaded.
   for (int t = 0; t < run.steps; ++t) {
     const int a = static_cast<int>(run.service_gpus[i][t].size());
@@ -401,13 +427,13 @@ std::string ServiceChart(const World& world, const SimReport& r, size_t i) {
     if (d > a) {
       svg += "<rect x='" + Fmt("%.2f", sx.x(t)) + "' y='" + Fmt("%.1f", y(d)) + "' width='" +
              Fmt("%.2f", sx.x(t + 1) - sx.x(t)) + "' height='" + Fmt("%.1f", y(a) - y(d)) +
-             "' fill='#d62728' fill-opacity='0.5'/>";
+             "' fill='" + Hex(Swatch::kUnmet) + "' fill-opacity='0.5'/>";
     }
   }
-  svg += steps_line([&](int t) { return run.service_forecast[i][t]; }, "#888", "4,2");
-  svg += steps_line([&](int t) { return run.service_demand[i][t]; }, "#000", "none");
+  svg += steps_line([&](int t) { return run.service_forecast[i][t]; }, Swatch::kMuted, "4,2");
+  svg += steps_line([&](int t) { return run.service_demand[i][t]; }, Swatch::kInk, "none");
   svg += steps_line([&](int t) { return static_cast<double>(run.service_gpus[i][t].size()); },
-                    kServiceColor[i % 6], "none");
+                    Swatch::kService, "none");
   DayGrid(world, sx, top, height, svg);
   svg += "<text x='4' y='" + std::to_string(top + 10) + "' font-size='10'>" + std::to_string(peak) +
          "</text><text x='4' y='" + std::to_string(top + height) + "' font-size='10'>0</text>";
@@ -444,9 +470,11 @@ std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs)
   std::string h =
       "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>ordo simulate: " +
       Escape(world.name) +
-      "</title><style>body{font-family:sans-serif;margin:20px;color:#222}"
+      "</title><style>" +
+      PaletteCss() +
+      "body{font-family:sans-serif;margin:20px;color:var(--ink)}"
       "table{border-collapse:collapse;font-size:12px;margin:8px 0}"
-      "td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}"
+      "td,th{border:1px solid var(--rule);padding:3px 6px;text-align:right}"
       "td:first-child,th:first-child{text-align:left}h2{margin-top:36px}"
       ".legend span{display:inline-block;margin-right:14px;font-size:12px}"
       ".sw{display:inline-block;width:12px;height:12px;vertical-align:middle;margin-right:4px}"
@@ -464,27 +492,32 @@ std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs)
        "(actual durations and demand); net value subtracts M x priority per unmet real-time "
        "GPU-step; waits count jobs never started with the window's end (a lower bound).</p>\n";
   h += "<div class='legend'>";
-  for (int k = 0; k < 3; ++k) {
-    h += "<span><i class='sw' style='background:" + std::string(kKindColor[k]) + "'></i>" +
-         std::string(JobKindName(static_cast<JobKind>(k))) + "</span>";
+  auto swatch = [](Swatch color, const std::string& label, const char* style = "") {
+    return "<span><i class='sw' style='background:" + Hex(color) + ";" + style + "'></i>" +
+           label + "</span>";
+  };
+  for (JobKind kind : {JobKind::kTraining, JobKind::kBatchInference, JobKind::kQuantization}) {
+    h += swatch(KindSwatch(kind), std::string(JobKindName(kind)));
   }
-  for (size_t i = 0; i < world.services.size(); ++i) {
-    h += "<span><i class='sw' style='background:" + std::string(kServiceColor[i % 6]) + "'></i>" +
-         Escape(world.services[i].id) + "</span>";
+  if (!world.services.empty()) {
+    h += swatch(Swatch::kService, "real-time service");
+    h += swatch(Swatch::kService, "service held beyond demand", "opacity:0.3");
+    h += swatch(Swatch::kUnmet, "unmet demand");
   }
+  h += swatch(Swatch::kIdle, "idle");
   h += "<span>ticks above a chart: re-plans (red: a job outlived its forecast)</span></div>\n";
   for (const SimReport& r : runs) {
     h += "<h2>" + Escape(Label(r)) + "</h2>\n";
     h += "<p>re-plan every " + std::to_string(r.run.options.replan_every) + " step(s)" +
          (r.run.options.replan_on_arrival ? ", and on arrivals" : "") +
          (r.run.options.arrivals_lookahead ? "; sees arrivals inside its horizon" : "") +
-         ".</p>\n<h3>GPUs over time</h3>\n" + GpuChart(world, r) + "\n";
-    h += "<h3>Busy GPUs: batch (blue), services serving (red), services idle (pink); line: batch "
-         "+ demand</h3>\n" +
+         ".</p>\n<h3>GPUs over time (node and first GPU on the left)</h3>\n" + GpuChart(world, r) + "\n";
+    h += "<h3>Busy GPUs: jobs by kind, services serving demand, services held beyond it (faint); "
+         "line: jobs + demand</h3>\n" +
          UsageChart(world, r) + "\n";
     for (size_t i = 0; i < world.services.size(); ++i) {
       h += "<h3>" + Escape(world.services[i].id) +
-           ": demand (black), forecast (grey, dashed), allocated (colour), unmet (red)</h3>\n" +
+           ": demand (black), forecast (grey, dashed), allocated (purple), unmet (red)</h3>\n" +
            ServiceChart(world, r, i) + "\n";
     }
     h += "<h3>Per day</h3><table>" + std::string(kMetricsHeader);

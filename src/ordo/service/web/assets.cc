@@ -1,5 +1,9 @@
 #include "ordo/service/web/assets.h"
 
+#include <string>
+
+#include "ordo/core/palette.h"
+
 namespace ordo::service::web {
 namespace {
 
@@ -18,6 +22,11 @@ constexpr std::string_view kDashboardCss =
 
 std::string_view IndexHtml() { return kIndexHtml; }
 std::string_view DashboardJs() { return kDashboardJs; }
-std::string_view DashboardCss() { return kDashboardCss; }
+std::string_view DashboardCss() {
+  // The palette's custom properties first: the stylesheet and the script take every colour from
+  // them. Built once, on first use, and never changed after (thread-safe static init).
+  static const std::string kCss = PaletteCss() + std::string(kDashboardCss);
+  return kCss;
+}
 
 }  // namespace ordo::service::web

@@ -1,23 +1,34 @@
-// The dashboard in a real browser: headless Chromium (Debian's `chromium`) loads it from a running
-// `ordo serve`, runs its script against the API, and the test finds every job in the rendered page.
-// A screenshot is saved under <build>/test-artifacts/dashboard-browser/. Skipped (not failed) when
-// no chromium is installed; scripts/install-deps.sh installs it.
+// The dashboard and the report in a real browser: headless Chromium (Debian's `chromium`) loads the
+// dashboard from a running `ordo serve`, runs its script against the API, and the test finds every
+// job in the rendered page, each kind in the palette's colour, the nodes and GPU numbers on the GPU
+// axis and the API's clock times on the time axis; it opens `ordo compare`'s report.html the same
+// way. Screenshots (the test artifacts, to look at) are saved under <build>/test-artifacts/:
+// dashboard-browser/dashboard-admin.png, dashboard-browser/dashboard-tenant-b.png and
+// report-browser/report.png. Skipped (not failed) when no chromium is installed;
+// scripts/install-deps.sh installs it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 
+#include "ordo/core/palette.h"
+#include "tests/e2e/cli_runner.h"
 #include "tests/e2e/service/support/server_process.h"
+#include "tests/support/page_colors.h"
 
 namespace ordo::testing::e2e {
 namespace {
 
 using nlohmann::json;
+using ordo::testing::HexColors;
+using ordo::testing::InPalette;
 
 // The browser: $ORDO_CHROMIUM when set (empty or not executable: none), else Debian's
 // /usr/bin/chromium or /usr/bin/chromium-browser. Empty when there is none.
@@ -55,6 +66,25 @@ std::string RunChromium(const std::string& chromium, const std::filesystem::path
   return out;
 }
 
+// The value of attribute `name` in the first tag at or after `from`, or "".
+std::string AttrAfter(const std::string& dom, size_t from, const std::string& name) {
+  const size_t at = dom.find(" " + name + "=\"", from);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + name.size() + 3;
+  return dom.substr(begin, dom.find('"', begin) - begin);
+}
+
+// A PNG of some substance: the signature, and more bytes than an empty page compresses to.
+void ExpectScreenshot(const std::filesystem::path& png) {
+  ASSERT_TRUE(std::filesystem::exists(png)) << "no screenshot at " << png;
+  std::ifstream in(png, std::ios::binary);
+  char signature[8] = {};
+  in.read(signature, 8);
+  EXPECT_EQ(std::string(signature, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(std::filesystem::file_size(png), 20'000u) << "the screenshot looks empty";
+  std::cout << "screenshot: " << png << "\n";
+}
+
 TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   const std::string chromium = FindChromium();
   if (chromium.empty()) {
@@ -76,6 +106,7 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
                   {"demand", {4, 4, 6, 8, 12, 14, 14, 12, 10, 8, 6, 4, 4, 4, 4, 4}}};
   ASSERT_EQ(server.Post("/v1/services", kAdminToken, service.dump()).status, 201);
   std::set<std::string> ids;
+  std::map<std::string, JobKind> kind_of;
   const char* kinds[] = {"training", "batch_inference", "quantization"};
   for (int k = 0; k < 14; ++k) {
     const std::string id = std::string(k % 2 == 0 ? "vision-" : "speech-") + std::to_string(k);
@@ -87,6 +118,7 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
     Response r = server.Post("/v1/jobs", k % 2 == 0 ? kTokenA : kTokenB, job.dump());
     ASSERT_EQ(r.status, 201) << r.body;
     ids.insert(id);
+    kind_of[id] = static_cast<JobKind>(k % 3);
     if (k == 7) {
       ASSERT_EQ(server.Post("/v1/clock/advance", kAdminToken, R"({"steps": 2})").status, 200);
     }
@@ -112,6 +144,54 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   EXPECT_NE(dom.find("data-service-id=\"chat\""), std::string::npos);
   EXPECT_NE(dom.find("GPU by time chart"), std::string::npos);
 
+  // One palette: each job's first block is drawn in its kind's colour, and no colour on the page
+  // is outside the palette.
+  for (const auto& [id, kind] : kind_of) {
+    const std::string qualified = (id.rfind("vision-", 0) == 0 ? "a/" : "b/") + id;
+    const size_t block = dom.find("<g data-job-id=\"" + qualified + "\"><rect");
+    if (block == std::string::npos) continue;  // not in the chart's window (finished long ago)
+    EXPECT_EQ(AttrAfter(dom, block, "fill"), KindColor(kind)) << qualified;
+  }
+  for (JobKind kind : {JobKind::kTraining, JobKind::kBatchInference, JobKind::kQuantization}) {
+    EXPECT_NE(dom.find("--swatch: " + std::string(KindColor(kind)) + ";\">" +
+                       [&] {
+                         std::string label(JobKindName(kind));
+                         std::replace(label.begin(), label.end(), '_', ' ');
+                         return label;
+                       }()),
+              std::string::npos)
+        << "legend of " << JobKindName(kind);
+  }
+  for (const std::string& color : HexColors(dom)) EXPECT_TRUE(InPalette(color)) << color;
+
+  // The GPU axis: the four nodes by name with their GPU ranges, and every GPU's number.
+  for (int n = 0; n < 4; ++n) {
+    EXPECT_NE(dom.find(">h100-" + std::to_string(n) + "</text>"), std::string::npos) << n;
+    EXPECT_NE(dom.find(">GPUs " + std::to_string(8 * n) + "–" + std::to_string(8 * n + 7) +
+                       "</text>"),
+              std::string::npos)
+        << n;
+  }
+  for (int g = 0; g < 32; ++g) {
+    EXPECT_NE(dom.find("data-gpu=\"" + std::to_string(g) + "\">" + std::to_string(g) + "<"),
+              std::string::npos)
+        << "GPU " << g;
+  }
+  // The time axis: each of the API's ticks with its absolute step and its UTC clock time.
+  Response dashboard = server.Get("/v1/dashboard?history=48", kAdminToken);
+  ASSERT_EQ(dashboard.status, 200);
+  const json& ticks = dashboard.json()["time_axis"]["ticks"];
+  ASSERT_GE(ticks.size(), 4u);
+  for (const json& tick : ticks) {
+    const std::string step = std::to_string(tick["step"].get<int64_t>());
+    const std::string time = tick["time"].get<std::string>();  // 2026-12-01T15:00:00Z
+    const std::string clock = time.substr(11, 5) + "Z";
+    EXPECT_NE(dom.find("data-step=\"" + step + "\">" + step + "</text>"), std::string::npos)
+        << step;
+    EXPECT_NE(dom.find("data-step=\"" + step + "\">" + clock + "</text>"), std::string::npos)
+        << step << " at " << clock;
+  }
+
   // One clock: each pending job's row shows the absolute step the API gives (after the advance,
   // absolute and relative differ by 2), with its UTC time; "in N steps" only beside it.
   int pending_rows = 0;
@@ -134,7 +214,8 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   }
   EXPECT_GT(pending_rows, 0) << "no pending job to check the clock on";
 
-  // A tenant's view holds its own jobs and none of the other tenant's.
+  // A tenant's view holds its own jobs and none of the other tenant's, which are drawn in the
+  // palette's colour for another tenant's job.
   const std::string tenant_dom =
       RunChromium(chromium, dir, "--dump-dom", base + "#token=" + kTokenB);
   std::ofstream(dir / "dashboard-tenant-b.html") << tenant_dom;
@@ -143,22 +224,46 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
     const bool mine = id.rfind("speech-", 0) == 0;
     EXPECT_EQ(tenant_dom.find("data-job-id=\"" + id + "\"") != std::string::npos, mine) << id;
     // Nowhere in the page: not in a row, a title, a reason or a message.
-    if (!mine) EXPECT_EQ(tenant_dom.find(id), std::string::npos) << id << " leaks to tenant b";
+    if (!mine) {
+      EXPECT_EQ(tenant_dom.find(id), std::string::npos) << id << " leaks to tenant b";
+    }
   }
+  const size_t hidden = tenant_dom.find("<g data-job-id=\"\"><rect");
+  ASSERT_NE(hidden, std::string::npos) << "no block of tenant a in tenant b's chart";
+  EXPECT_EQ(AttrAfter(tenant_dom, hidden, "fill"), Color(Swatch::kHidden));
   const std::filesystem::path tenant_png = dir / "dashboard-tenant-b.png";
   RunChromium(chromium, dir, "--screenshot=" + tenant_png.string(), base + "#token=" + kTokenB);
-  EXPECT_TRUE(std::filesystem::exists(tenant_png)) << "no screenshot at " << tenant_png;
+  ExpectScreenshot(tenant_png);
 
-  // The screenshot, kept as the test's artifact.
-  const std::filesystem::path png = dir / "dashboard.png";
+  // The admin's screenshot, kept as the test's artifact.
+  const std::filesystem::path png = dir / "dashboard-admin.png";
   RunChromium(chromium, dir, "--screenshot=" + png.string(), base + "#token=" + kAdminToken);
-  ASSERT_TRUE(std::filesystem::exists(png)) << "no screenshot at " << png;
-  std::ifstream in(png, std::ios::binary);
-  char signature[8] = {};
-  in.read(signature, 8);
-  EXPECT_EQ(std::string(signature, 8), std::string("\x89PNG\r\n\x1a\n", 8));
-  EXPECT_GT(std::filesystem::file_size(png), 20'000u) << "the screenshot looks empty";
-  std::cout << "screenshot: " << png << "\n";
+  ExpectScreenshot(png);
+}
+
+// `ordo compare --report-dir` on two of the study's scenarios, report.html opened in the browser:
+// the charts render with their node and time labels, only the palette's colours, and a screenshot.
+TEST(ReportBrowser, RendersTheChartsAndSavesAScreenshot) {
+  const std::string chromium = FindChromium();
+  if (chromium.empty()) GTEST_SKIP() << "no headless browser: /usr/bin/chromium is not installed";
+  const std::filesystem::path dir = ArtifactDir("report-browser");
+  const std::filesystem::path scenarios = ordo::testing::SourceDir() / "scenarios";
+  const ordo::testing::CliResult compare = ordo::testing::RunOrdo(
+      {"compare", (scenarios / "01-mixed-control.json").string(),
+       (scenarios / "04-large-mixed.json").string(), "--policies", "fifo,ordo", "--no-bound",
+       "--report-dir", (dir / "report").string()});
+  ASSERT_EQ(compare.exit_code, 0) << compare.err;
+  const std::string url = "file://" + (dir / "report" / "report.html").string();
+  const std::string dom = RunChromium(chromium, dir, "--dump-dom", url);
+  ASSERT_NE(dom.find("<svg class=\"chart\""), std::string::npos) << "no chart rendered";
+  // 01: 2 nodes of 8 H100; 04: 4 nodes. Both 24 one-hour steps.
+  EXPECT_NE(dom.find(">h100-3</text>"), std::string::npos);
+  EXPECT_NE(dom.find(">GPU 24–31</text>"), std::string::npos);
+  EXPECT_NE(dom.find(">+12h</text>"), std::string::npos);
+  for (const std::string& color : HexColors(dom)) EXPECT_TRUE(InPalette(color)) << color;
+  const std::filesystem::path png = dir / "report.png";
+  RunChromium(chromium, dir, "--screenshot=" + png.string(), url);
+  ExpectScreenshot(png);
 }
 
 }  // namespace
