@@ -11,8 +11,8 @@ std::vector<NodeSpan> NodeSpans(const Cluster& cluster) {
     const NodeGroup& group = cluster.groups[g];
     const std::string& base = group.name.empty() ? group.gpu_type : group.name;
     for (int n = 0; n < group.nodes; ++n) {
-      out.push_back({base + "-" + std::to_string(n), static_cast<int>(g), n, first,
-                     group.gpus_per_node});
+      out.push_back(
+          {base + "-" + std::to_string(n), static_cast<int>(g), n, first, group.gpus_per_node});
       first += group.gpus_per_node;
     }
   }
@@ -22,8 +22,8 @@ std::vector<NodeSpan> NodeSpans(const Cluster& cluster) {
 int TickEvery(int64_t span_steps, int step_minutes, int max_ticks) {
   const int64_t ticks = std::max(1, max_ticks);
   const int64_t minutes = std::max(1, step_minutes);
-  static constexpr int64_t kRound[] = {1,   2,   5,   10,   15,   30,    60,    120,   180,  240,
-                                       360, 480, 720, 1440, 2880, 10080, 20160, 40320};
+  static constexpr int64_t kRound[] = {1,   2,   5,   10,  15,   30,   60,    120,   180,
+                                       240, 360, 480, 720, 1440, 2880, 10080, 20160, 40320};
   for (const int64_t every : kRound) {
     if (every % minutes != 0) continue;
     const int64_t steps = every / minutes;

@@ -223,8 +223,8 @@ void DayGrid(const World& world, const Scale& sx, int top, int height, std::stri
   for (int d = 0; d <= world.days; ++d) {
     const double x = sx.x(d * spd);
     svg += "<line x1='" + Fmt("%.1f", x) + "' y1='" + std::to_string(top) + "' x2='" +
-           Fmt("%.1f", x) + "' y2='" + std::to_string(top + height) +
-           "' stroke='" + Hex(Swatch::kMuted) + "' stroke-dasharray='3,3'/>";
+           Fmt("%.1f", x) + "' y2='" + std::to_string(top + height) + "' stroke='" +
+           Hex(Swatch::kMuted) + "' stroke-dasharray='3,3'/>";
     if (d < world.days) {
       svg += "<text x='" + Fmt("%.1f", x + 3) + "' y='" + std::to_string(top + height + 12) +
              "' font-size='10'>day " + std::to_string(d + 1) + "</text>";
@@ -244,11 +244,12 @@ std::string GpuChart(const World& world, const SimReport& r) {
                     std::to_string(kLeft + kPlotWidth + 10) + "' height='" +
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
-         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='" + Hex(Swatch::kIdle) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
+         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) + "' fill='" +
+         Hex(Swatch::kIdle) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
   // Decisions: ticks above the chart (conflict re-plans in red).
   for (const Decision& d : run.decisions) {
-    const std::string color = Hex(d.trigger == Trigger::kConflict ? Swatch::kAlert : Swatch::kMuted);
+    const std::string color =
+        Hex(d.trigger == Trigger::kConflict ? Swatch::kAlert : Swatch::kMuted);
     svg += "<line x1='" + Fmt("%.1f", sx.x(d.step)) + "' y1='" + std::to_string(top - 8) +
            "' x2='" + Fmt("%.1f", sx.x(d.step)) + "' y2='" + std::to_string(top - 2) +
            "' stroke='" + color + "'/>";
@@ -324,8 +325,8 @@ std::string UsageChart(const World& world, const SimReport& r) {
   const int top = 8;
   Scale sx{run.steps};
   std::vector<double> by_kind[3] = {std::vector<double>(run.steps, 0),
-                                     std::vector<double>(run.steps, 0),
-                                     std::vector<double>(run.steps, 0)};
+                                    std::vector<double>(run.steps, 0),
+                                    std::vector<double>(run.steps, 0)};
   std::vector<double> served(run.steps, 0), idle(run.steps, 0), demand(run.steps, 0);
   for (const JobOutcome& o : run.jobs) {
     if (!o.start_step) continue;
@@ -371,8 +372,8 @@ std::string UsageChart(const World& world, const SimReport& r) {
                     std::to_string(kLeft + kPlotWidth + 10) + "' height='" +
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
-         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='" + Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
+         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) + "' fill='" +
+         Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
   svg += area(zero, by_kind[0], Swatch::kTraining, "0.85");
   svg += area(by_kind[0], k1, Swatch::kBatchInference, "0.85");
   svg += area(k1, batch, Swatch::kQuantization, "0.85");
@@ -418,8 +419,8 @@ std::string ServiceChart(const World& world, const SimReport& r, size_t i) {
                     std::to_string(kLeft + kPlotWidth + 10) + "' height='" +
                     std::to_string(top + height + 20) + "'>";
   svg += "<rect x='" + std::to_string(kLeft) + "' y='" + std::to_string(top) + "' width='" +
-         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) +
-         "' fill='" + Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
+         std::to_string(kPlotWidth) + "' height='" + std::to_string(height) + "' fill='" +
+         Hex(Swatch::kPaper) + "' stroke='" + Hex(Swatch::kRule) + "'/>";
   // Unmet demand shaded.
   for (int t = 0; t < run.steps; ++t) {
     const int a = static_cast<int>(run.service_gpus[i][t].size());
@@ -469,9 +470,7 @@ constexpr const char* kMetricsHeader =
 std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs) {
   std::string h =
       "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>ordo simulate: " +
-      Escape(world.name) +
-      "</title><style>" +
-      PaletteCss() +
+      Escape(world.name) + "</title><style>" + PaletteCss() +
       "body{font-family:sans-serif;margin:20px;color:var(--ink)}"
       "table{border-collapse:collapse;font-size:12px;margin:8px 0}"
       "td,th{border:1px solid var(--rule);padding:3px 6px;text-align:right}"
@@ -493,8 +492,8 @@ std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs)
        "GPU-step; waits count jobs never started with the window's end (a lower bound).</p>\n";
   h += "<div class='legend'>";
   auto swatch = [](Swatch color, const std::string& label, const char* style = "") {
-    return "<span><i class='sw' style='background:" + Hex(color) + ";" + style + "'></i>" +
-           label + "</span>";
+    return "<span><i class='sw' style='background:" + Hex(color) + ";" + style + "'></i>" + label +
+           "</span>";
   };
   for (JobKind kind : {JobKind::kTraining, JobKind::kBatchInference, JobKind::kQuantization}) {
     h += swatch(KindSwatch(kind), std::string(JobKindName(kind)));
@@ -511,7 +510,8 @@ std::string TimelineHtml(const World& world, const std::vector<SimReport>& runs)
     h += "<p>re-plan every " + std::to_string(r.run.options.replan_every) + " step(s)" +
          (r.run.options.replan_on_arrival ? ", and on arrivals" : "") +
          (r.run.options.arrivals_lookahead ? "; sees arrivals inside its horizon" : "") +
-         ".</p>\n<h3>GPUs over time (node and first GPU on the left)</h3>\n" + GpuChart(world, r) + "\n";
+         ".</p>\n<h3>GPUs over time (node and first GPU on the left)</h3>\n" + GpuChart(world, r) +
+         "\n";
     h += "<h3>Busy GPUs: jobs by kind, services serving demand, services held beyond it (faint); "
          "line: jobs + demand</h3>\n" +
          UsageChart(world, r) + "\n";

@@ -22,8 +22,9 @@ TEST(PaletteTest, KindsAndMarksHaveDistinctWellFormedColours) {
   }
   // What a chart fills cells with must never be confused: the kinds, services, idle, unmet and
   // another tenant's job all differ.
-  for (Swatch s : {Swatch::kTraining, Swatch::kBatchInference, Swatch::kQuantization,
-                   Swatch::kService, Swatch::kIdle, Swatch::kUnmet, Swatch::kHidden, Swatch::kNow}) {
+  for (Swatch s :
+       {Swatch::kTraining, Swatch::kBatchInference, Swatch::kQuantization, Swatch::kService,
+        Swatch::kIdle, Swatch::kUnmet, Swatch::kHidden, Swatch::kNow}) {
     EXPECT_TRUE(drawn.insert(Color(s)).second) << PaletteOf(s).name << " shares its colour";
   }
   // A kind's custom property is its JSON name, so a page can look a kind up by the name it reads.
@@ -42,10 +43,8 @@ TEST(PaletteTest, CssHasOnePropertyPerEntry) {
 }
 
 TEST(ChartAxesTest, NodesFollowTheSpecsNumbering) {
-  const Scenario s = testing::ScenarioBuilder("n")
-                         .Group("a100", 2, 4)
-                         .Group("", 1, 8, "H100")
-                         .Build();
+  const Scenario s =
+      testing::ScenarioBuilder("n").Group("a100", 2, 4).Group("", 1, 8, "H100").Build();
   const std::vector<NodeSpan> nodes = NodeSpans(s.cluster);
   ASSERT_EQ(nodes.size(), 3u);
   EXPECT_EQ(nodes[0].name, "a100-0");
@@ -66,12 +65,12 @@ TEST(ChartAxesTest, TicksFallOnRoundDurations) {
     int max_ticks;
     int every;
   };
-  for (const Case& c : {Case{24, 60, 8, 3},       // 3 h
-                        Case{24, 60, 12, 2},      // 2 h
-                        Case{96, 15, 12, 8},      // 2 h of 15-minute steps
-                        Case{2016, 5, 10, 288},   // 1 d of 5-minute steps (7 days)
-                        Case{12, 60, 100, 1},     // every step
-                        Case{30, 7, 5, 6},        // 7-minute steps fit no round duration
+  for (const Case& c : {Case{24, 60, 8, 3},      // 3 h
+                        Case{24, 60, 12, 2},     // 2 h
+                        Case{96, 15, 12, 8},     // 2 h of 15-minute steps
+                        Case{2016, 5, 10, 288},  // 1 d of 5-minute steps (7 days)
+                        Case{12, 60, 100, 1},    // every step
+                        Case{30, 7, 5, 6},       // 7-minute steps fit no round duration
                         Case{0, 60, 10, 1}}) {
     EXPECT_EQ(TickEvery(c.span_steps, c.step_minutes, c.max_ticks), c.every)
         << c.span_steps << " steps of " << c.step_minutes << " min, " << c.max_ticks << " ticks";

@@ -1,12 +1,13 @@
 // The report draws every kind in the palette's colour (core/palette.h) and no colour outside it,
 // and its Gantt chart labels the GPU axis with nodes and GPU numbers and the time axis with steps
 // and hours.
+#include "ordo/core/palette.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "ordo/core/palette.h"
 #include "ordo/policy/registry.h"
 #include "ordo/report/comparison.h"
 #include "ordo/report/render.h"

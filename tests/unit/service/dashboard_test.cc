@@ -48,10 +48,10 @@ TEST(DashboardData, NodesAndClockTimesForTheAxes) {
 
   // The GPU axis: each node by name with its GPU range.
   ASSERT_EQ(d["nodes"].size(), 2u) << d["nodes"].dump();
-  EXPECT_EQ(d["nodes"][0], json({{"name", "g-0"}, {"group", 0}, {"node", 0}, {"first_gpu", 0},
-                                 {"gpus", 8}}));
-  EXPECT_EQ(d["nodes"][1], json({{"name", "g-1"}, {"group", 0}, {"node", 1}, {"first_gpu", 8},
-                                 {"gpus", 8}}));
+  EXPECT_EQ(d["nodes"][0],
+            json({{"name", "g-0"}, {"group", 0}, {"node", 0}, {"first_gpu", 0}, {"gpus", 8}}));
+  EXPECT_EQ(d["nodes"][1],
+            json({{"name", "g-1"}, {"group", 0}, {"node", 1}, {"first_gpu", 8}, {"gpus", 8}}));
 
   // The time axis: the history (steps 0-3) then the 12-step horizon from step 4; 16 one-hour
   // steps get a tick every 2 hours, each with its absolute step and its UTC time.

@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -167,9 +167,9 @@ TEST(DashboardBrowser, ShowsEveryJobAndSavesAScreenshot) {
   // The GPU axis: the four nodes by name with their GPU ranges, and every GPU's number.
   for (int n = 0; n < 4; ++n) {
     EXPECT_NE(dom.find(">h100-" + std::to_string(n) + "</text>"), std::string::npos) << n;
-    EXPECT_NE(dom.find(">GPUs " + std::to_string(8 * n) + "–" + std::to_string(8 * n + 7) +
-                       "</text>"),
-              std::string::npos)
+    EXPECT_NE(
+        dom.find(">GPUs " + std::to_string(8 * n) + "–" + std::to_string(8 * n + 7) + "</text>"),
+        std::string::npos)
         << n;
   }
   for (int g = 0; g < 32; ++g) {
