@@ -5,15 +5,23 @@
 #include <limits>
 
 #include "ordo/core/scenario.h"
-#include "ordo/forecast/json_util.h"
+#include "ordo/forecast/model_format.h"
 #include "ordo/forecast/stats.h"
 
 namespace ordo::forecast {
 namespace {
 
 using internal::Json;
+using internal::ObjectReader;
+using io::internal::LazyPath;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kMaxFinite = std::numeric_limits<double>::max();
 constexpr int kWeek = 168;
+// A saved model keeps at most max_history_weeks (at most ten years) of hours.
+constexpr int kMaxHistoryWeeks = 520;
+constexpr size_t kMaxHistoryHours = size_t{kMaxHistoryWeeks} * kWeek;
+// Hours since 1970: about 114,000 years either way.
+constexpr int64_t kMaxAbsHour = 1'000'000'000;
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -275,55 +283,48 @@ Json OptionsToJson(const DemandOptions& o) {
 }
 
 Result<DemandOptions> OptionsFromJson(const Json& j, const std::string& path) {
-  if (!j.is_object()) return FailInput(path, "must be an object");
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader obj, ObjectReader::Make(j, path, "the options"));
+  ORDO_RETURN_IF_ERROR(
+      obj.AllowOnly({"method", "week_half_life", "max_history_weeks", "level_half_life_days",
+                     "trend_damping", "max_trend_per_day", "gap_fraction", "sparse_zero_fraction",
+                     "weekly_shrink", "max_backtest_days", "interval_widening"}));
   DemandOptions o;
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> method,
+                        obj.OptionalString("method", Limits::kMaxIdLength, false));
+  if (method == "profile") {
+    o.method = DemandMethod::kProfile;
+  } else if (method == "level-shape") {
+    o.method = DemandMethod::kLevelShape;
+  } else if (method) {
+    return FailInput(obj.Path("method"),
+                     R"(must be "profile" or "level-shape" (got ")" + *method + "\")");
+  }
   struct Field {
-    const char* name;
+    std::string_view name;
     double* target;
     double lo;
     double hi;
   };
-  double max_weeks = o.max_history_weeks;
-  double backtest = o.max_backtest_days;
   const Field fields[] = {
       {"week_half_life", &o.week_half_life, 0.01, 1e6},
-      {"max_history_weeks", &max_weeks, 1, 520},
       {"level_half_life_days", &o.level_half_life_days, 0.01, 1e6},
       {"trend_damping", &o.trend_damping, 0, 1},
       {"max_trend_per_day", &o.max_trend_per_day, 0, 10},
       {"gap_fraction", &o.gap_fraction, 0, 1},
       {"sparse_zero_fraction", &o.sparse_zero_fraction, 0, 1},
       {"weekly_shrink", &o.weekly_shrink, 0, 1e6},
-      {"max_backtest_days", &backtest, 0, 365},
       {"interval_widening", &o.interval_widening, 0, 10},
   };
-  if (const auto m = j.find("method"); m != j.end()) {
-    if (m->is_string() && m->get<std::string>() == "profile") {
-      o.method = DemandMethod::kProfile;
-    } else if (m->is_string() && m->get<std::string>() == "level-shape") {
-      o.method = DemandMethod::kLevelShape;
-    } else {
-      return FailInput(internal::Join(path, "method"), R"(must be "profile" or "level-shape")");
-    }
-  }
-  for (const auto& [key, value] : j.items()) {
-    if (key == "method") continue;
-    bool known = false;
-    for (const Field& f : fields) known = known || key == f.name;
-    if (!known) return FailInput(internal::Join(path, key), "unknown option");
-  }
   for (const Field& f : fields) {
-    auto v = internal::OptNumber(j, f.name, path);
-    if (!v) return tl::unexpected(v.error());
-    if (!*v) continue;
-    if (**v < f.lo || **v > f.hi) {
-      return FailInput(internal::Join(path, f.name),
-                       "must be between " + std::to_string(f.lo) + " and " + std::to_string(f.hi));
-    }
-    *f.target = **v;
+    ORDO_ASSIGN_OR_RETURN(const std::optional<double> v, obj.OptionalNumber(f.name, f.lo, f.hi));
+    if (v) *f.target = *v;
   }
-  o.max_history_weeks = static_cast<int>(max_weeks);
-  o.max_backtest_days = static_cast<int>(backtest);
+  ORDO_ASSIGN_OR_RETURN(const std::optional<int64_t> weeks,
+                        obj.OptionalInt("max_history_weeks", 1, kMaxHistoryWeeks));
+  ORDO_ASSIGN_OR_RETURN(const std::optional<int64_t> backtest,
+                        obj.OptionalInt("max_backtest_days", 0, 365));
+  if (weeks) o.max_history_weeks = static_cast<int>(*weeks);
+  if (backtest) o.max_backtest_days = static_cast<int>(*backtest);
   return o;
 }
 
@@ -642,54 +643,45 @@ std::string DemandForecaster::Save() const {
 }
 
 Result<void> DemandForecaster::Load(std::string_view json) {
-  auto doc = internal::ParseJson(json, "model");
-  if (!doc) return tl::unexpected(doc.error());
-  try {
-    if (auto ok = internal::CheckHeader(*doc, "demand", kModelFormatVersion); !ok) return ok;
-    DemandOptions options;
-    if (doc->contains("options")) {
-      auto o = OptionsFromJson((*doc)["options"], "options");
-      if (!o) return tl::unexpected(o.error());
-      options = *o;
-    }
-    const auto hit = doc->find("history");
-    if (hit == doc->end() || !hit->is_object()) {
-      return FailInput("history", "missing (an object with first_hour, rates, counts)");
-    }
-    auto first = internal::ReqNumber(*hit, "first_hour", "history");
-    if (!first) return tl::unexpected(first.error());
-    auto last = internal::ReqNumber(*hit, "last_time_s", "history");
-    if (!last) return tl::unexpected(last.error());
-    const auto rit = hit->find("rates");
-    const auto cit = hit->find("counts");
-    if (rit == hit->end() || !rit->is_array()) return FailInput("history.rates", "must be a list");
-    if (cit == hit->end() || !cit->is_array() || cit->size() != rit->size()) {
-      return FailInput("history.counts", "must be a list as long as history.rates");
-    }
-    DemandForecaster next(options);
-    next.first_hour_ = static_cast<int64_t>(*first);
-    next.last_time_s_ = *last;
-    for (std::size_t i = 0; i < rit->size(); ++i) {
-      const Json& r = (*rit)[i];
-      const Json& c = (*cit)[i];
-      if (!c.is_number_integer() || c.get<int64_t>() < 0) {
-        return FailInput(internal::Index("history.counts", i), "must be an integer >= 0");
-      }
-      if (r.is_null()) {
-        next.hours_.push_back(kNaN);
-      } else if (r.is_number() && std::isfinite(r.get<double>()) && r.get<double>() >= 0) {
-        next.hours_.push_back(r.get<double>());
-      } else {
-        return FailInput(internal::Index("history.rates", i), "must be a number >= 0 or null");
-      }
-      next.counts_.push_back(c.get<int>());
-    }
-    if (auto ok = next.FitHours(); !ok) return ok;
-    *this = std::move(next);
-    return {};
-  } catch (const std::exception& e) {
-    return FailInput("model", std::string("malformed: ") + e.what());
+  ORDO_ASSIGN_OR_RETURN(const Json doc, internal::ParseModelText(json));
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader model, internal::ReadModelHeader(doc, kind()));
+  DemandOptions options;
+  if (const Json* value = model.Find("options")) {
+    ORDO_ASSIGN_OR_RETURN(options, OptionsFromJson(*value, model.Path("options")));
   }
+  const Json* history = model.Find("history");
+  if (history == nullptr) {
+    return Fail(model.Missing("history", "an object with first_hour, rates, counts, last_time_s"));
+  }
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader h,
+                        ObjectReader::Make(*history, model.Path("history"), "the history"));
+  ORDO_RETURN_IF_ERROR(h.AllowOnly({"first_hour", "rates", "counts", "last_time_s"}));
+  DemandForecaster next(options);
+  ORDO_ASSIGN_OR_RETURN(next.first_hour_, h.Int("first_hour", -kMaxAbsHour, kMaxAbsHour));
+  ORDO_ASSIGN_OR_RETURN(next.last_time_s_, h.Number("last_time_s", -kMaxFinite, kMaxFinite));
+  // One rate per hour, null for an hour without observations.
+  if (!h.Has("rates")) return Fail(h.Missing("rates"));
+  ORDO_RETURN_IF_ERROR(h.ForEachItem(
+      "rates", kMaxHistoryHours, [&](const Json& rate, const LazyPath& path) -> Result<void> {
+        if (rate.is_null()) {
+          next.hours_.push_back(kNaN);
+          return {};
+        }
+        ORDO_ASSIGN_OR_RETURN(const double x, io::internal::ToNumber(rate, path, 0, kMaxFinite));
+        next.hours_.push_back(x);
+        return {};
+      }));
+  if (!h.Has("counts")) return Fail(h.Missing("counts"));
+  ORDO_ASSIGN_OR_RETURN(next.counts_,
+                        h.IntList("counts", 0, std::numeric_limits<int>::max(), kMaxHistoryHours));
+  if (next.counts_.size() != next.hours_.size()) {
+    return FailInput(h.Path("counts"), "must be as long as history.rates (" +
+                                           std::to_string(next.hours_.size()) + " entries, got " +
+                                           std::to_string(next.counts_.size()) + ")");
+  }
+  if (auto ok = next.FitHours(); !ok) return ok;
+  *this = std::move(next);
+  return {};
 }
 
 Result<std::vector<DemandStep>> ForecastSteps(const DemandForecaster& forecaster, double start_s,

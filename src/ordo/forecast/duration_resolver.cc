@@ -3,12 +3,9 @@
 #include <cmath>
 
 #include "ordo/forecast/gpu_catalog.h"
-#include "ordo/forecast/json_util.h"
 
 namespace ordo::forecast {
 namespace {
-
-using internal::Json;
 
 // The scenario reader prefixes errors with the job's `features` path (`jobs[3].features`), so
 // fields here are relative to the features object: `method`, not `features.method`; "" for the
@@ -37,49 +34,6 @@ Result<int> ToSteps(double seconds, int step_minutes) {
 }
 
 }  // namespace
-
-Result<QuantizationQuery> ParseQuantizationFeatures(std::string_view json,
-                                                    const std::string& path) {
-  auto doc = internal::ParseJson(json, path);
-  if (!doc) return tl::unexpected(doc.error());
-  const Json& j = *doc;
-  if (!j.is_object()) return FailInput(path, "must be a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    if (key != "params_b" && key != "algorithm" && key != "gpu_type" && key != "model" &&
-        key.rfind("x-", 0) != 0) {
-      return FailInput(internal::Join(path, key),
-                       "unknown feature (quantization reads params_b, algorithm, gpu_type, model)");
-    }
-  }
-  QuantizationQuery q;
-  auto p = internal::ReqNumber(j, "params_b", path);
-  if (!p) return tl::unexpected(p.error());
-  if (!(*p > 0) || *p > 1e6) {
-    return FailInput(internal::Join(path, "params_b"), "must be billions of parameters > 0");
-  }
-  q.params_b = *p;
-  auto a = internal::OptString(j, "algorithm", path);
-  if (!a) return tl::unexpected(a.error());
-  if (!*a) return FailInput(internal::Join(path, "algorithm"), "missing (required)");
-  const auto alg = ParseQuantAlgorithm(**a);
-  if (!alg) {
-    return FailInput(internal::Join(path, "algorithm"),
-                     "unknown algorithm \"" + **a + "\" (known: bitsandbytes, awq, gptq)");
-  }
-  q.algorithm = *alg;
-  auto g = internal::OptString(j, "gpu_type", path);
-  if (!g) return tl::unexpected(g.error());
-  if (*g) {
-    if (!FindGpu(**g)) {
-      return FailInput(internal::Join(path, "gpu_type"), "unknown GPU type \"" + **g + "\"");
-    }
-    q.gpu_type = **g;
-  }
-  auto m = internal::OptString(j, "model", path);
-  if (!m) return tl::unexpected(m.error());
-  if (*m) q.model = **m;
-  return q;
-}
 
 Result<int> ForecastDurationSteps(const Job& job, std::string_view features_json,
                                   int step_minutes) {

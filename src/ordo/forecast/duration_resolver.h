@@ -45,9 +45,4 @@ struct DurationResolverOptions {
                                                 int step_minutes,
                                                 const DurationResolverOptions& options);
 
-/// Reads quantization features {"params_b", "algorithm", "gpu_type", "model"} (unknown keys are
-/// errors unless they start with `x-`).
-[[nodiscard]] Result<QuantizationQuery> ParseQuantizationFeatures(
-    std::string_view json, const std::string& path = "features");
-
 }  // namespace ordo::forecast

@@ -146,12 +146,17 @@ std::optional<GpuSpec> FindGpu(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<std::string> KnownGpuNames() {
-  std::vector<std::string> out{"gpu"};
+std::string UnknownGpuMessage(std::string_view name) {
+  std::string message = "unknown GPU type \"" + std::string(name) + "\" (known: gpu";
+  std::string_view last;
   for (const Entry& e : kEntries) {
-    if (out.back() != e.name) out.emplace_back(e.name);
+    // Entries of one name with several patterns stand together.
+    if (e.name == last) continue;
+    message += ", ";
+    message += e.name;
+    last = e.name;
   }
-  return out;
+  return message + ")";
 }
 
 }  // namespace ordo::forecast

@@ -50,7 +50,8 @@ struct GpuSpec {
 /// nothing. "gpu" (the spec's default gpu_type) maps to a generic entry: 300 TFLOPS, 80 GB.
 std::optional<GpuSpec> FindGpu(std::string_view name);
 
-/// Canonical names, for error messages.
-std::vector<std::string> KnownGpuNames();
+/// The message for a GPU type FindGpu does not know: `unknown GPU type "X1" (known: gpu, V100,
+/// ...)`.
+std::string UnknownGpuMessage(std::string_view name);
 
 }  // namespace ordo::forecast

@@ -4,25 +4,45 @@
 #include <cctype>
 #include <cmath>
 
+#include "ordo/core/scenario.h"
 #include "ordo/forecast/gpu_catalog.h"
-#include "ordo/forecast/json_util.h"
-#include "ordo/forecast/time_series.h"
+#include "ordo/forecast/model_format.h"
 
 namespace ordo::forecast {
 namespace {
 
 using internal::Json;
+using internal::ObjectReader;
 constexpr double kA100Tflops = 312;
+constexpr double kMaxParamsB = 1e6;  // 10^15 parameters
 
 // Seconds on `gpu_type` relative to an A100 (> 1 on a slower GPU).
 Result<double> SlowdownVsA100(const std::string& gpu_type, const std::string& field) {
   const auto gpu = FindGpu(gpu_type);
-  if (!gpu) {
-    std::string known;
-    for (const std::string& n : KnownGpuNames()) known += (known.empty() ? "" : ", ") + n;
-    return FailInput(field, "unknown GPU type \"" + gpu_type + "\" (known: " + known + ")");
-  }
+  if (!gpu) return FailInput(field, UnknownGpuMessage(gpu_type));
   return std::sqrt(kA100Tflops / gpu->bf16_tflops);
+}
+
+// The fields of a query, shared by a job's features and a history's entries.
+Result<QuantizationQuery> ReadQuery(const ObjectReader& obj) {
+  QuantizationQuery q;
+  ORDO_ASSIGN_OR_RETURN(q.params_b, obj.Number("params_b", 0, kMaxParamsB, true));
+  ORDO_ASSIGN_OR_RETURN(const std::string algorithm,
+                        obj.String("algorithm", Limits::kMaxIdLength, false));
+  const auto parsed = ParseQuantAlgorithm(algorithm);
+  if (!parsed) {
+    return FailInput(obj.Path("algorithm"),
+                     "unknown algorithm \"" + algorithm + "\" (known: bitsandbytes, awq, gptq)");
+  }
+  q.algorithm = *parsed;
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> gpu_type,
+                        obj.OptionalString("gpu_type", Limits::kMaxIdLength, false));
+  if (gpu_type) q.gpu_type = *gpu_type;
+  if (!FindGpu(q.gpu_type)) return FailInput(obj.Path("gpu_type"), UnknownGpuMessage(q.gpu_type));
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> model,
+                        obj.OptionalString("model", Limits::kMaxIdLength, false));
+  q.model = model.value_or("");
+  return q;
 }
 
 std::string Key2(const QuantizationQuery& q) {
@@ -140,7 +160,7 @@ void QuantizationForecaster::Calibrate(const std::vector<PublishedFigure>& figur
 }
 
 Result<double> QuantizationForecaster::Calibrated(const QuantizationQuery& q) const {
-  if (!std::isfinite(q.params_b) || !(q.params_b > 0) || q.params_b > 1e6) {
+  if (!(q.params_b > 0 && q.params_b <= kMaxParamsB)) {
     return FailInput("params_b", "must be a number of billions of parameters > 0");
   }
   auto slow = SlowdownVsA100(q.gpu_type, "gpu_type");
@@ -158,32 +178,20 @@ Result<Quantiles> QuantizationForecaster::Predict(const QuantizationQuery& q) co
 }
 
 Result<void> QuantizationForecaster::Fit(std::span<const QuantizationObservation> history) {
+  ORDO_RETURN_IF_ERROR(internal::CheckObservations(history));
   QuantizationForecaster next = *this;
-  next.history_.assign(history.begin(), history.end());
-  if (next.history_.size() > static_cast<std::size_t>(options_.max_history)) {
-    next.history_.erase(next.history_.begin(),
-                        next.history_.end() - static_cast<std::ptrdiff_t>(options_.max_history));
-  }
-  double latest = -1e300;
-  for (const auto& o : next.history_) {
-    if (o.time_s) latest = std::max(latest, *o.time_s);
-  }
+  next.history_ = internal::MostRecent(history, options_.max_history);
+  const std::optional<double> latest = internal::LatestTime(next.history_);
   std::vector<CorrectionSample> samples;
   for (std::size_t i = 0; i < next.history_.size(); ++i) {
     const auto& o = next.history_[i];
     const std::string path = "history[" + std::to_string(i) + "]";
     auto base = next.Calibrated(o.query);
     if (!base) return FailInput(path + "." + base.error().field, base.error().message);
-    if (!std::isfinite(o.duration_s) || !(o.duration_s > 0)) {
-      return FailInput(path + ".duration_s", "must be a number > 0");
-    }
     CorrectionSample s;
     s.x = {std::log(o.query.params_b)};
     s.y = std::log(o.duration_s) - std::log(*base);
-    s.weight =
-        o.time_s && latest > -1e300
-            ? std::max(1e-6, std::pow(0.5, (latest - *o.time_s) / 86400 / options_.half_life_days))
-            : 1.0;
+    s.weight = internal::RecencyWeight(o.time_s, latest, options_.half_life_days);
     s.key1 = std::string(QuantAlgorithmName(o.query.algorithm));
     s.key2 = Key2(o.query);
     s.time = o.time_s.value_or(0) / 86400;
@@ -213,6 +221,16 @@ Json ObservationToJson(const QuantizationObservation& o) {
   return j;
 }
 
+// A history's entries (`list` null: none).
+Result<std::vector<QuantizationObservation>> ReadHistory(const Json* list) {
+  return internal::ReadObservations<QuantizationObservation>(
+      list, {"params_b", "algorithm", "gpu_type", "model", "duration_s", "time"},
+      [](const ObjectReader& entry, QuantizationObservation& o) -> Result<void> {
+        ORDO_ASSIGN_OR_RETURN(o.query, ReadQuery(entry));
+        return {};
+      });
+}
+
 }  // namespace
 
 std::string QuantizationForecaster::Save() const {
@@ -234,95 +252,41 @@ std::string QuantizationForecaster::Save() const {
 }
 
 Result<void> QuantizationForecaster::Load(std::string_view json) {
-  auto doc = internal::ParseJson(json, "model");
-  if (!doc) return tl::unexpected(doc.error());
-  if (auto ok = internal::CheckHeader(*doc, "quantization", kModelFormatVersion); !ok) return ok;
+  ORDO_ASSIGN_OR_RETURN(const Json doc, internal::ParseModelText(json));
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader model, internal::ReadModelHeader(doc, kind()));
   QuantizationOptions options;
-  if (const auto it = doc->find("options"); it != doc->end()) {
-    if (!it->is_object()) return FailInput("options", "must be an object");
-    auto hl = internal::OptNumber(*it, "half_life_days", "options");
-    if (!hl) return tl::unexpected(hl.error());
-    if (*hl) {
-      if (!(**hl > 0)) return FailInput("options.half_life_days", "must be > 0");
-      options.half_life_days = **hl;
-    }
-    auto mh = internal::OptNumber(*it, "max_history", "options");
-    if (!mh) return tl::unexpected(mh.error());
-    if (*mh) {
-      if (**mh < 1 || **mh > 10'000'000) return FailInput("options.max_history", "out of range");
-      options.max_history = static_cast<int>(**mh);
-    }
+  if (const Json* value = model.Find("options")) {
+    ORDO_ASSIGN_OR_RETURN(const ObjectReader o,
+                          ObjectReader::Make(*value, model.Path("options"), "the options"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly({"half_life_days", "max_history"}));
+    ORDO_ASSIGN_OR_RETURN(const std::optional<double> half_life,
+                          o.OptionalNumber("half_life_days", 0, internal::kMaxDays, true));
+    ORDO_ASSIGN_OR_RETURN(const std::optional<int64_t> max_history,
+                          o.OptionalInt("max_history", 1, internal::kMaxHistoryEntries));
+    options.half_life_days = half_life.value_or(options.half_life_days);
+    if (max_history) options.max_history = static_cast<int>(*max_history);
   }
-  std::vector<QuantizationObservation> history;
-  if (const auto it = doc->find("history"); it != doc->end()) {
-    auto h = ParseQuantizationHistory(it->dump());
-    if (!h) return tl::unexpected(h.error());
-    history = std::move(*h);
-  }
+  ORDO_ASSIGN_OR_RETURN(const Json* list,
+                        model.OptionalList("history", internal::kMaxHistoryEntries));
+  ORDO_ASSIGN_OR_RETURN(const std::vector<QuantizationObservation> history, ReadHistory(list));
   QuantizationForecaster next(options);
   if (auto ok = next.Fit(history); !ok) return ok;
   *this = std::move(next);
   return {};
 }
 
+Result<QuantizationQuery> ParseQuantizationFeatures(std::string_view json,
+                                                    const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const Json doc, io::internal::ParseJsonText(json, path));
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader obj, ObjectReader::Make(doc, path, "the features"));
+  ORDO_RETURN_IF_ERROR(obj.AllowOnly({"params_b", "algorithm", "gpu_type", "model"}));
+  return ReadQuery(obj);
+}
+
 Result<std::vector<QuantizationObservation>> ParseQuantizationHistory(std::string_view json) {
-  auto doc = internal::ParseJson(json, "history");
-  if (!doc) return tl::unexpected(doc.error());
-  const Json* list = &*doc;
-  if (doc->is_object() && doc->contains("history")) list = &(*doc)["history"];
-  if (!list->is_array()) return FailInput("history", "must be a list of observations");
-  std::vector<QuantizationObservation> out;
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const std::string path = internal::Index("history", i);
-    const Json& e = (*list)[i];
-    if (!e.is_object()) return FailInput(path, "must be an object");
-    for (const auto& [key, value] : e.items()) {
-      if (key != "params_b" && key != "algorithm" && key != "gpu_type" && key != "model" &&
-          key != "duration_s" && key != "time" && key.rfind("x-", 0) != 0) {
-        return FailInput(internal::Join(path, key), "unknown field");
-      }
-    }
-    QuantizationObservation o;
-    auto p = internal::ReqNumber(e, "params_b", path);
-    if (!p) return tl::unexpected(p.error());
-    if (!(*p > 0)) return FailInput(path + ".params_b", "must be a number > 0");
-    o.query.params_b = *p;
-    auto a = internal::OptString(e, "algorithm", path);
-    if (!a) return tl::unexpected(a.error());
-    if (!*a) return FailInput(path + ".algorithm", "missing (required)");
-    const auto alg = ParseQuantAlgorithm(**a);
-    if (!alg) {
-      return FailInput(path + ".algorithm",
-                       "unknown algorithm \"" + **a + "\" (known: bitsandbytes, awq, gptq)");
-    }
-    o.query.algorithm = *alg;
-    auto g = internal::OptString(e, "gpu_type", path);
-    if (!g) return tl::unexpected(g.error());
-    if (*g) o.query.gpu_type = **g;
-    if (!FindGpu(o.query.gpu_type)) {
-      return FailInput(path + ".gpu_type", "unknown GPU type \"" + o.query.gpu_type + "\"");
-    }
-    auto m = internal::OptString(e, "model", path);
-    if (!m) return tl::unexpected(m.error());
-    if (*m) o.query.model = **m;
-    auto d = internal::ReqNumber(e, "duration_s", path);
-    if (!d) return tl::unexpected(d.error());
-    if (!(*d > 0)) return FailInput(path + ".duration_s", "must be a number > 0");
-    o.duration_s = *d;
-    if (const auto t = e.find("time"); t != e.end() && !t->is_null()) {
-      if (t->is_number()) {
-        o.time_s = t->get<double>();
-      } else if (t->is_string()) {
-        auto ts = ParseTimestamp(t->get<std::string>(), path + ".time");
-        if (!ts) return tl::unexpected(ts.error());
-        o.time_s = *ts;
-      } else {
-        return FailInput(path + ".time", "must be an ISO 8601 string or Unix seconds");
-      }
-    }
-    out.push_back(std::move(o));
-  }
-  return out;
+  ORDO_ASSIGN_OR_RETURN(const Json doc, internal::ParseHistoryText(json));
+  ORDO_ASSIGN_OR_RETURN(const Json* list, internal::HistoryList(doc, "quantization"));
+  return ReadHistory(list);
 }
 
 }  // namespace ordo::forecast

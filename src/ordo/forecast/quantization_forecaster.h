@@ -92,8 +92,16 @@ class QuantizationForecaster final
   CorrectionModel correction_;
 };
 
-/// Reads a history: a JSON array (or {"history": [...]}) of {"params_b": 70, "algorithm": "awq",
-/// "gpu_type": "H100", "model": "...", "duration_s": 3600, "time": ISO or Unix seconds}.
+/// Reads a job's quantization features {"params_b", "algorithm", "gpu_type", "model"} strictly:
+/// `params_b` and `algorithm` required, a known GPU type, unknown keys errors ("did you mean")
+/// unless they start with `x-`. Errors name the field as `<path>.<key>`.
+[[nodiscard]] Result<QuantizationQuery> ParseQuantizationFeatures(
+    std::string_view json, const std::string& path = "features");
+
+/// Reads a history: a JSON array (or {"history": [...]}, or a saved quantization model) of
+/// {"params_b": 70, "algorithm": "awq", "gpu_type": "H100", "model": "...", "duration_s": 3600,
+/// "time": ISO or Unix seconds}, each entry read as ParseQuantizationFeatures reads features
+/// (`gpu_type` defaults to A100). Errors name the entry (`history[3].duration_s`).
 [[nodiscard]] Result<std::vector<QuantizationObservation>> ParseQuantizationHistory(
     std::string_view json);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 namespace ordo::forecast {
 
@@ -18,16 +19,33 @@ double Quantile(std::span<const double> values, double q) {
   return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
-double WeightedQuantile(std::span<const double> values, std::span<const double> weights, double q) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  if (values.empty() || values.size() != weights.size()) return nan;
-  std::vector<std::size_t> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+namespace {
+
+// The indices of `values` in increasing order of value, and the total of the (non-negative parts
+// of the) weights; nothing when the sizes differ, there are no values or no weight.
+struct WeightedOrder {
+  std::vector<std::size_t> order;
   double total = 0;
-  for (double w : weights) total += std::max(0.0, w);
-  if (total <= 0) return nan;
+};
+std::optional<WeightedOrder> SortByValue(std::span<const double> values,
+                                         std::span<const double> weights) {
+  if (values.empty() || values.size() != weights.size()) return std::nullopt;
+  WeightedOrder out;
+  out.order.resize(values.size());
+  std::iota(out.order.begin(), out.order.end(), 0);
+  std::sort(out.order.begin(), out.order.end(),
+            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  for (double w : weights) out.total += std::max(0.0, w);
+  if (out.total <= 0) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+double WeightedQuantile(std::span<const double> values, std::span<const double> weights, double q) {
+  const auto sorted = SortByValue(values, weights);
+  if (!sorted) return std::numeric_limits<double>::quiet_NaN();
+  const auto& [order, total] = *sorted;
   // Each value sits at the middle of its weight's interval on [0, total]; interpolating between
   // those midpoints makes equal weights agree with Quantile() at the extremes' inner points.
   const double target = std::clamp(q, 0.0, 1.0) * total;
@@ -56,14 +74,9 @@ double WeightedQuantile(std::span<const double> values, std::span<const double> 
 double WeightedTrimmedMean(std::span<const double> values, std::span<const double> weights,
                            double trim) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  if (values.empty() || values.size() != weights.size()) return nan;
-  std::vector<std::size_t> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
-  double total = 0;
-  for (double w : weights) total += std::max(0.0, w);
-  if (total <= 0) return nan;
+  const auto sorted = SortByValue(values, weights);
+  if (!sorted) return nan;
+  const auto& [order, total] = *sorted;
   // Keep the part of each value's weight interval inside [trim, 1 - trim] of the total.
   const double lo = std::clamp(trim, 0.0, 0.49) * total;
   const double hi = total - lo;

@@ -3,14 +3,49 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <set>
 
-#include "ordo/forecast/json_util.h"
+#include "ordo/core/scenario.h"
+#include "ordo/io/json_fields.h"
 
 namespace ordo::forecast {
 namespace {
 
-using internal::Json;
+using io::internal::Json;
+using io::internal::ObjectReader;
+
+// Upper bounds of the features: far past any real job (a 10^15-parameter model, 10^18 tokens), so
+// they only catch unit mistakes, and they keep the prior's arithmetic finite.
+constexpr double kMaxParamsB = 1e6;
+constexpr double kMaxCount = 1e18;       // tokens, samples, FLOPs per sample (x 1e6), batch
+constexpr double kMaxPerSequence = 1e9;  // sequence length, generated tokens, generations
+constexpr double kMaxGpuFigure = 1e6;    // memory in GB, TFLOPS
+constexpr double kMaxEpochs = 1e6;
+constexpr double kMaxOverheadS = 1e9;
+
+// The optional numbers, read and written alike: each in (0, max].
+struct NumberFeature {
+  std::string_view key;
+  std::optional<double> TrainingFeatures::*member;
+  double max;
+};
+constexpr NumberFeature kNumberFeatures[] = {
+    {"params_b", &TrainingFeatures::params_b, kMaxParamsB},
+    {"active_params_b", &TrainingFeatures::active_params_b, kMaxParamsB},
+    {"trainable_fraction", &TrainingFeatures::trainable_fraction, 1},
+    {"tokens", &TrainingFeatures::tokens, kMaxCount},
+    {"samples", &TrainingFeatures::samples, kMaxCount},
+    {"seq_len", &TrainingFeatures::seq_len, kMaxPerSequence},
+    {"global_batch", &TrainingFeatures::global_batch, kMaxCount},
+    {"flops_per_sample", &TrainingFeatures::flops_per_sample, kMaxCount * 1e6},
+    {"rollout_tokens", &TrainingFeatures::rollout_tokens, kMaxPerSequence},
+    {"generations_per_prompt", &TrainingFeatures::generations_per_prompt, kMaxPerSequence},
+    {"teacher_params_b", &TrainingFeatures::teacher_params_b, kMaxParamsB},
+    {"critic_params_b", &TrainingFeatures::critic_params_b, kMaxParamsB},
+    {"reward_params_b", &TrainingFeatures::reward_params_b, kMaxParamsB},
+    {"gpu_memory_gb", &TrainingFeatures::gpu_memory_gb, kMaxGpuFigure},
+    {"mfu", &TrainingFeatures::mfu, 1},
+    {"peak_tflops", &TrainingFeatures::peak_tflops, kMaxGpuFigure},
+};
 
 std::string Canon(std::string_view s) {
   std::string out;
@@ -82,186 +117,119 @@ bool TrainingFeatures::HasPhysics() const {
   return method && params_b && (tokens || (samples && (seq_len || flops_per_sample)));
 }
 
-Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std::string& path) {
-  auto doc = internal::ParseJson(json, path);
-  if (!doc) return tl::unexpected(doc.error());
-  const Json& j = *doc;
-  if (!j.is_object()) return FailInput(path, "must be a JSON object");
-  static const std::set<std::string> kKnown = {"method",
-                                               "params_b",
-                                               "active_params_b",
-                                               "trainable_fraction",
-                                               "tokens",
-                                               "samples",
-                                               "seq_len",
-                                               "epochs",
-                                               "global_batch",
-                                               "precision",
-                                               "gpu_type",
-                                               "gpu_count",
-                                               "tp",
-                                               "pp",
-                                               "dp",
-                                               "activation_checkpointing",
-                                               "flops_per_sample",
-                                               "rollout_tokens",
-                                               "generations_per_prompt",
-                                               "teacher_params_b",
-                                               "critic_params_b",
-                                               "reward_params_b",
-                                               "gpu_memory_gb",
-                                               "mfu",
-                                               "peak_tflops",
-                                               "overhead_s",
-                                               "model",
-                                               "group"};
-  for (const auto& [key, value] : j.items()) {
-    if (key.rfind("x-", 0) == 0) continue;
-    if (!kKnown.count(key)) return FailInput(internal::Join(path, key), "unknown feature");
-  }
+Result<TrainingFeatures> ReadTrainingFeatures(const Json& value, const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader obj, ObjectReader::Make(value, path, "the features"));
+  ORDO_RETURN_IF_ERROR(obj.AllowOnly({"method",
+                                      "params_b",
+                                      "active_params_b",
+                                      "trainable_fraction",
+                                      "tokens",
+                                      "samples",
+                                      "seq_len",
+                                      "epochs",
+                                      "global_batch",
+                                      "precision",
+                                      "gpu_type",
+                                      "gpu_count",
+                                      "tp",
+                                      "pp",
+                                      "dp",
+                                      "activation_checkpointing",
+                                      "flops_per_sample",
+                                      "rollout_tokens",
+                                      "generations_per_prompt",
+                                      "teacher_params_b",
+                                      "critic_params_b",
+                                      "reward_params_b",
+                                      "gpu_memory_gb",
+                                      "mfu",
+                                      "peak_tflops",
+                                      "overhead_s",
+                                      "model",
+                                      "group"}));
   TrainingFeatures f;
-  const auto field = [&](const char* key) { return internal::Join(path, key); };
-  // Positive numbers (> 0), optional.
-  struct Pos {
-    const char* key;
-    std::optional<double>* target;
-  };
-  const Pos positives[] = {{"params_b", &f.params_b},
-                           {"active_params_b", &f.active_params_b},
-                           {"tokens", &f.tokens},
-                           {"samples", &f.samples},
-                           {"seq_len", &f.seq_len},
-                           {"global_batch", &f.global_batch},
-                           {"flops_per_sample", &f.flops_per_sample},
-                           {"rollout_tokens", &f.rollout_tokens},
-                           {"generations_per_prompt", &f.generations_per_prompt},
-                           {"teacher_params_b", &f.teacher_params_b},
-                           {"critic_params_b", &f.critic_params_b},
-                           {"reward_params_b", &f.reward_params_b},
-                           {"gpu_memory_gb", &f.gpu_memory_gb},
-                           {"peak_tflops", &f.peak_tflops}};
-  for (const Pos& p : positives) {
-    auto v = internal::OptNumber(j, p.key, path);
-    if (!v) return tl::unexpected(v.error());
-    if (*v && !(**v > 0)) return FailInput(field(p.key), "must be a number > 0");
-    *p.target = *v;
+  for (const NumberFeature& n : kNumberFeatures) {
+    ORDO_ASSIGN_OR_RETURN(f.*n.member, obj.OptionalNumber(n.key, 0, n.max, /*min_exclusive=*/true));
   }
-  if (f.params_b && *f.params_b > 1e6) {
-    return FailInput(field("params_b"), "is in billions of parameters; got more than 10^15");
-  }
-  for (const char* key : {"trainable_fraction", "mfu"}) {
-    auto v = internal::OptNumber(j, key, path);
-    if (!v) return tl::unexpected(v.error());
-    if (*v && !(**v > 0 && **v <= 1)) return FailInput(field(key), "must be in (0, 1]");
-    (std::string_view(key) == "mfu" ? f.mfu : f.trainable_fraction) = *v;
-  }
-  if (auto v = internal::OptNumber(j, "epochs", path); !v) {
-    return tl::unexpected(v.error());
-  } else if (*v) {
-    if (!(**v > 0)) return FailInput(field("epochs"), "must be a number > 0");
-    f.epochs = **v;
-  }
-  if (auto v = internal::OptNumber(j, "overhead_s", path); !v) {
-    return tl::unexpected(v.error());
-  } else if (*v) {
-    if (**v < 0) return FailInput(field("overhead_s"), "must be >= 0");
-    f.overhead_s = **v;
-  }
-  // Whole numbers >= 1.
-  std::optional<double> tp, pp, dp, gpus;
+  ORDO_ASSIGN_OR_RETURN(const std::optional<double> epochs,
+                        obj.OptionalNumber("epochs", 0, kMaxEpochs, /*min_exclusive=*/true));
+  f.epochs = epochs.value_or(1);
+  ORDO_ASSIGN_OR_RETURN(const std::optional<double> overhead,
+                        obj.OptionalNumber("overhead_s", 0, kMaxOverheadS));
+  f.overhead_s = overhead.value_or(0);
+  std::optional<int64_t> tp, pp, dp, gpus;
   for (auto [key, target] : {std::pair{"tp", &tp}, std::pair{"pp", &pp}, std::pair{"dp", &dp},
                              std::pair{"gpu_count", &gpus}}) {
-    auto v = internal::OptNumber(j, key, path);
-    if (!v) return tl::unexpected(v.error());
-    if (*v && (**v < 1 || **v != std::floor(**v) || **v > (1 << 24))) {
-      return FailInput(field(key), "must be a whole number >= 1");
-    }
-    *target = *v;
+    ORDO_ASSIGN_OR_RETURN(*target, obj.OptionalInt(key, 1, Limits::kMaxGpus));
   }
   if (gpus) f.gpu_count = static_cast<int>(*gpus);
   if (tp) f.tp = static_cast<int>(*tp);
   if (pp) f.pp = static_cast<int>(*pp);
   if (dp) f.dp = static_cast<int>(*dp);
-  if (f.gpu_count && f.dp && f.tp * f.pp * *f.dp != *f.gpu_count) {
-    return FailInput(field("dp"), "tp * pp * dp = " + std::to_string(f.tp * f.pp * *f.dp) +
-                                      " but gpu_count is " + std::to_string(*f.gpu_count));
+  // Each at most kMaxGpus: the products below fit in 64 bits.
+  const int64_t model_parallel = int64_t{f.tp} * f.pp;
+  if (f.gpu_count && f.dp && model_parallel * *f.dp != *f.gpu_count) {
+    return FailInput(obj.Path("dp"), "tp * pp * dp = " + std::to_string(model_parallel * *f.dp) +
+                                         " but gpu_count is " + std::to_string(*f.gpu_count));
   }
-  if (f.gpu_count && *f.gpu_count % (f.tp * f.pp) != 0) {
-    return FailInput(field("gpu_count"),
-                     "must be a multiple of tp * pp (" + std::to_string(f.tp * f.pp) + ")");
+  if (f.gpu_count && *f.gpu_count % model_parallel != 0) {
+    return FailInput(obj.Path("gpu_count"),
+                     "must be a multiple of tp * pp (" + std::to_string(model_parallel) + ")");
   }
-  if (auto v = internal::OptBool(j, "activation_checkpointing", path); !v) {
-    return tl::unexpected(v.error());
-  } else if (*v) {
-    f.activation_checkpointing = **v;
-  }
-  auto method = internal::OptString(j, "method", path);
-  if (!method) return tl::unexpected(method.error());
-  if (*method) {
-    f.method = ParseTrainingMethod(**method);
+  ORDO_ASSIGN_OR_RETURN(const std::optional<bool> checkpointing,
+                        obj.OptionalBool("activation_checkpointing"));
+  f.activation_checkpointing = checkpointing.value_or(false);
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> method,
+                        obj.OptionalString("method", Limits::kMaxIdLength, false));
+  if (method) {
+    f.method = ParseTrainingMethod(*method);
     if (!f.method) {
-      return FailInput(field("method"),
-                       "unknown method \"" + **method +
+      return FailInput(obj.Path("method"),
+                       "unknown method \"" + *method +
                            "\" (known: pretrain, cpt, full_finetune, sft, lora, qlora, dpo, rlhf, "
                            "rlvr, distillation, batch_inference)");
     }
   }
-  auto precision = internal::OptString(j, "precision", path);
-  if (!precision) return tl::unexpected(precision.error());
-  if (*precision) {
-    auto p = ParsePrecision(**precision);
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> precision,
+                        obj.OptionalString("precision", Limits::kMaxIdLength, false));
+  if (precision) {
+    const auto p = ParsePrecision(*precision);
     if (!p) {
-      return FailInput(field("precision"), "unknown precision \"" + **precision +
-                                               "\" (known: bf16, fp16, fp8, fp4, tf32, fp32)");
+      return FailInput(obj.Path("precision"), "unknown precision \"" + *precision +
+                                                  "\" (known: bf16, fp16, fp8, fp4, tf32, fp32)");
     }
     f.precision = *p;
   }
-  auto gpu_type = internal::OptString(j, "gpu_type", path);
-  if (!gpu_type) return tl::unexpected(gpu_type.error());
-  if (*gpu_type) {
-    f.gpu_type = **gpu_type;
+  ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> gpu_type,
+                        obj.OptionalString("gpu_type", Limits::kMaxIdLength, false));
+  if (gpu_type) {
+    f.gpu_type = *gpu_type;
     if (!FindGpu(f.gpu_type) && !f.peak_tflops) {
-      std::string known;
-      for (const std::string& n : KnownGpuNames()) known += (known.empty() ? "" : ", ") + n;
-      return FailInput(field("gpu_type"), "unknown GPU type \"" + f.gpu_type +
-                                              "\" (give peak_tflops and gpu_memory_gb, or one "
-                                              "of: " +
-                                              known + ")");
+      return FailInput(obj.Path("gpu_type"),
+                       UnknownGpuMessage(f.gpu_type) + "; or give peak_tflops and gpu_memory_gb");
     }
   }
   for (auto [key, target] : {std::pair{"model", &f.model}, std::pair{"group", &f.group}}) {
-    auto v = internal::OptString(j, key, path);
-    if (!v) return tl::unexpected(v.error());
-    if (*v) *target = **v;
+    ORDO_ASSIGN_OR_RETURN(const std::optional<std::string> text,
+                          obj.OptionalString(key, Limits::kMaxIdLength, false));
+    if (text) *target = *text;
   }
   if (f.method == TrainingMethod::kDistillation && f.HasPhysics() && !f.teacher_params_b) {
-    return FailInput(field("teacher_params_b"), "required for distillation");
+    return FailInput(obj.Path("teacher_params_b"), "required for distillation");
   }
   return f;
+}
+
+Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json, const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const Json doc, io::internal::ParseJsonText(json, path));
+  return ReadTrainingFeatures(doc, path);
 }
 
 std::string TrainingFeaturesToJson(const TrainingFeatures& f) {
   Json j = Json::object();
   if (f.method) j["method"] = std::string(TrainingMethodName(*f.method));
-  const std::pair<const char*, const std::optional<double>*> numbers[] = {
-      {"params_b", &f.params_b},
-      {"active_params_b", &f.active_params_b},
-      {"trainable_fraction", &f.trainable_fraction},
-      {"tokens", &f.tokens},
-      {"samples", &f.samples},
-      {"seq_len", &f.seq_len},
-      {"global_batch", &f.global_batch},
-      {"flops_per_sample", &f.flops_per_sample},
-      {"rollout_tokens", &f.rollout_tokens},
-      {"generations_per_prompt", &f.generations_per_prompt},
-      {"teacher_params_b", &f.teacher_params_b},
-      {"critic_params_b", &f.critic_params_b},
-      {"reward_params_b", &f.reward_params_b},
-      {"gpu_memory_gb", &f.gpu_memory_gb},
-      {"mfu", &f.mfu},
-      {"peak_tflops", &f.peak_tflops}};
-  for (const auto& [key, value] : numbers) {
-    if (*value) j[key] = **value;
+  for (const NumberFeature& n : kNumberFeatures) {
+    if (const std::optional<double>& value = f.*n.member) j[std::string(n.key)] = *value;
   }
   if (f.epochs != 1) j["epochs"] = f.epochs;
   if (f.precision != Precision::kBf16) j["precision"] = std::string(PrecisionName(f.precision));

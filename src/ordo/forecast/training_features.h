@@ -23,6 +23,7 @@
 //   double s = PhysicalPrior(*f).seconds;   // about 2,000 s
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,11 +88,16 @@ struct TrainingFeatures {
   [[nodiscard]] int GpuCount() const { return gpu_count.value_or(1); }
 };
 
-/// Parses a `features` object (JSON text). Unknown keys are errors unless they start with `x-`;
-/// errors name the field as `<path>.<key>`. Checks ranges (positive counts, 0 < fractions <= 1),
+/// Parses a `features` object (JSON text) with io's strict kit: unknown keys are errors ("did you
+/// mean") unless they start with `x-`; `null` is a wrong type, never "absent"; errors name the
+/// field as `<path>.<key>`. Checks ranges (positive counts, 0 < fractions <= 1, whole GPU counts),
 /// a known method and GPU type, and tp * pp * dp == gpu_count when all are given.
 [[nodiscard]] Result<TrainingFeatures> ParseTrainingFeatures(std::string_view json,
                                                              const std::string& path = "features");
+
+/// The same from a parsed value (a history entry's `features`).
+[[nodiscard]] Result<TrainingFeatures> ReadTrainingFeatures(const nlohmann::json& value,
+                                                            const std::string& path);
 
 /// The features as a JSON object text (what ParseTrainingFeatures reads back).
 std::string TrainingFeaturesToJson(const TrainingFeatures& f);

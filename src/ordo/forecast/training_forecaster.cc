@@ -4,14 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
-#include "ordo/forecast/json_util.h"
+#include "ordo/forecast/model_format.h"
 #include "ordo/forecast/stats.h"
-#include "ordo/forecast/time_series.h"
 
 namespace ordo::forecast {
 namespace {
 
 using internal::Json;
+using internal::ObjectReader;
 
 double SafeLog(double x) { return std::log(std::max(x, 1e-12)); }
 
@@ -94,6 +94,18 @@ Quantiles ToSeconds(double log_base, const std::array<double, 3>& q) {
   return Quantiles{std::exp(log_base + q[0]), std::exp(log_base + q[1]), std::exp(log_base + q[2])};
 }
 
+// A history's entries (`list` null: none).
+Result<std::vector<TrainingObservation>> ReadHistory(const Json* list) {
+  return internal::ReadObservations<TrainingObservation>(
+      list, {"features", "duration_s", "time"},
+      [](const ObjectReader& entry, TrainingObservation& o) -> Result<void> {
+        const Json* features = entry.Find("features");
+        if (features == nullptr) return Fail(entry.Missing("features"));
+        ORDO_ASSIGN_OR_RETURN(o.features, ReadTrainingFeatures(*features, entry.Path("features")));
+        return {};
+      });
+}
+
 }  // namespace
 
 Result<void> TrainingForecaster::Fit(std::span<const TrainingObservation> history) {
@@ -102,28 +114,11 @@ Result<void> TrainingForecaster::Fit(std::span<const TrainingObservation> histor
   correction.leave_out_window = options_.leave_out_days;
   next.physical_ = CorrectionModel(correction);
   next.history_only_ = CorrectionModel(correction);
-  for (std::size_t i = 0; i < history.size(); ++i) {
-    const auto& o = history[i];
-    if (!std::isfinite(o.duration_s) || o.duration_s <= 0) {
-      return FailInput("history[" + std::to_string(i) + "].duration_s", "must be a number > 0");
-    }
-    if (o.time_s && !std::isfinite(*o.time_s)) {
-      return FailInput("history[" + std::to_string(i) + "].time", "not a finite time");
-    }
-  }
-  next.history_.assign(history.begin(), history.end());
-  if (next.history_.size() > static_cast<std::size_t>(options_.max_history)) {
-    next.history_.erase(next.history_.begin(),
-                        next.history_.end() - static_cast<std::ptrdiff_t>(options_.max_history));
-  }
-  double latest = -1e300;
-  for (const auto& o : next.history_) {
-    if (o.time_s) latest = std::max(latest, *o.time_s);
-  }
+  ORDO_RETURN_IF_ERROR(internal::CheckObservations(history));
+  next.history_ = internal::MostRecent(history, options_.max_history);
+  const std::optional<double> latest = internal::LatestTime(next.history_);
   const auto weight = [&](const TrainingObservation& o) {
-    if (!o.time_s || latest == -1e300) return 1.0;
-    const double age_days = std::max(0.0, latest - *o.time_s) / 86400;
-    return std::max(1e-6, std::pow(0.5, age_days / options_.half_life_days));
+    return internal::RecencyWeight(o.time_s, latest, options_.half_life_days);
   };
   std::vector<CorrectionSample> phys;
   std::vector<const TrainingObservation*> hist_obs;
@@ -137,7 +132,7 @@ Result<void> TrainingForecaster::Fit(std::span<const TrainingObservation> histor
                          prior.error().message);
       }
       CorrectionSample s;
-      const double years = o.time_s && latest != -1e300 ? (*o.time_s - latest) / kYear : 0.0;
+      const double years = o.time_s && latest ? (*o.time_s - *latest) / kYear : 0.0;
       s.x = PhysicalRegressors(o.features, prior->seconds, years);
       s.y = SafeLog(o.duration_s) - SafeLog(prior->seconds);
       s.weight = weight(o);
@@ -153,7 +148,7 @@ Result<void> TrainingForecaster::Fit(std::span<const TrainingObservation> histor
     }
   }
   next.physical_.Fit(phys, PhysicalColumnKinds());
-  next.latest_time_s_ = latest == -1e300 ? std::optional<double>() : std::optional<double>(latest);
+  next.latest_time_s_ = latest;
   next.physical_n_ = static_cast<int>(phys.size());
   next.history_only_n_ = static_cast<int>(hist_obs.size());
   if (!hist_obs.empty()) {
@@ -249,37 +244,26 @@ std::string TrainingForecaster::Save() const {
 }
 
 Result<void> TrainingForecaster::Load(std::string_view json) {
-  auto doc = internal::ParseJson(json, "model");
-  if (!doc) return tl::unexpected(doc.error());
-  if (auto ok = internal::CheckHeader(*doc, "training", kModelFormatVersion); !ok) return ok;
+  ORDO_ASSIGN_OR_RETURN(const Json doc, internal::ParseModelText(json));
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader model, internal::ReadModelHeader(doc, kind()));
   TrainingOptions options;
-  if (const auto it = doc->find("options"); it != doc->end()) {
-    if (!it->is_object()) return FailInput("options", "must be an object");
-    auto hl = internal::OptNumber(*it, "half_life_days", "options");
-    if (!hl) return tl::unexpected(hl.error());
-    if (*hl) {
-      if (!(**hl > 0)) return FailInput("options.half_life_days", "must be > 0");
-      options.half_life_days = **hl;
-    }
-    auto lo = internal::OptNumber(*it, "leave_out_days", "options");
-    if (!lo) return tl::unexpected(lo.error());
-    if (*lo) {
-      if (**lo < 0) return FailInput("options.leave_out_days", "must be >= 0");
-      options.leave_out_days = **lo;
-    }
-    auto mh = internal::OptNumber(*it, "max_history", "options");
-    if (!mh) return tl::unexpected(mh.error());
-    if (*mh) {
-      if (**mh < 1 || **mh > 10'000'000) return FailInput("options.max_history", "out of range");
-      options.max_history = static_cast<int>(**mh);
-    }
+  if (const Json* value = model.Find("options")) {
+    ORDO_ASSIGN_OR_RETURN(const ObjectReader o,
+                          ObjectReader::Make(*value, model.Path("options"), "the options"));
+    ORDO_RETURN_IF_ERROR(o.AllowOnly({"half_life_days", "leave_out_days", "max_history"}));
+    ORDO_ASSIGN_OR_RETURN(const std::optional<double> half_life,
+                          o.OptionalNumber("half_life_days", 0, internal::kMaxDays, true));
+    ORDO_ASSIGN_OR_RETURN(const std::optional<double> leave_out,
+                          o.OptionalNumber("leave_out_days", 0, internal::kMaxDays));
+    ORDO_ASSIGN_OR_RETURN(const std::optional<int64_t> max_history,
+                          o.OptionalInt("max_history", 1, internal::kMaxHistoryEntries));
+    options.half_life_days = half_life.value_or(options.half_life_days);
+    options.leave_out_days = leave_out.value_or(options.leave_out_days);
+    if (max_history) options.max_history = static_cast<int>(*max_history);
   }
-  std::vector<TrainingObservation> history;
-  if (const auto it = doc->find("history"); it != doc->end()) {
-    auto h = ParseTrainingHistory(it->dump());
-    if (!h) return tl::unexpected(h.error());
-    history = std::move(*h);
-  }
+  ORDO_ASSIGN_OR_RETURN(const Json* list,
+                        model.OptionalList("history", internal::kMaxHistoryEntries));
+  ORDO_ASSIGN_OR_RETURN(const std::vector<TrainingObservation> history, ReadHistory(list));
   TrainingForecaster next(options);
   if (auto ok = next.Fit(history); !ok) return ok;
   *this = std::move(next);
@@ -287,46 +271,9 @@ Result<void> TrainingForecaster::Load(std::string_view json) {
 }
 
 Result<std::vector<TrainingObservation>> ParseTrainingHistory(std::string_view json) {
-  auto doc = internal::ParseJson(json, "history");
-  if (!doc) return tl::unexpected(doc.error());
-  const Json* list = &*doc;
-  if (doc->is_object() && doc->contains("history")) list = &(*doc)["history"];
-  if (!list->is_array()) return FailInput("history", "must be a list of observations");
-  std::vector<TrainingObservation> out;
-  out.reserve(list->size());
-  for (std::size_t i = 0; i < list->size(); ++i) {
-    const std::string path = internal::Index("history", i);
-    const Json& e = (*list)[i];
-    if (!e.is_object()) return FailInput(path, "must be an object");
-    for (const auto& [key, value] : e.items()) {
-      if (key != "features" && key != "duration_s" && key != "time" && key.rfind("x-", 0) != 0) {
-        return FailInput(internal::Join(path, key), "unknown field");
-      }
-    }
-    TrainingObservation o;
-    const auto fit = e.find("features");
-    if (fit == e.end()) return FailInput(path + ".features", "missing (required)");
-    auto f = ParseTrainingFeatures(fit->dump(), path + ".features");
-    if (!f) return tl::unexpected(f.error());
-    o.features = std::move(*f);
-    auto d = internal::ReqNumber(e, "duration_s", path);
-    if (!d) return tl::unexpected(d.error());
-    if (!(*d > 0)) return FailInput(path + ".duration_s", "must be a number > 0");
-    o.duration_s = *d;
-    if (const auto t = e.find("time"); t != e.end() && !t->is_null()) {
-      if (t->is_number()) {
-        o.time_s = t->get<double>();
-      } else if (t->is_string()) {
-        auto ts = ParseTimestamp(t->get<std::string>(), path + ".time");
-        if (!ts) return tl::unexpected(ts.error());
-        o.time_s = *ts;
-      } else {
-        return FailInput(path + ".time", "must be an ISO 8601 string or Unix seconds");
-      }
-    }
-    out.push_back(std::move(o));
-  }
-  return out;
+  ORDO_ASSIGN_OR_RETURN(const Json doc, internal::ParseHistoryText(json));
+  ORDO_ASSIGN_OR_RETURN(const Json* list, internal::HistoryList(doc, "training"));
+  return ReadHistory(list);
 }
 
 }  // namespace ordo::forecast

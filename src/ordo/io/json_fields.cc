@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "ordo/io/document.h"
+
 namespace ordo::io::internal {
 namespace {
 
@@ -99,7 +101,35 @@ void DumpPretty(const OrderedJson& value, int indent, int level, std::string& ou
   out += object ? '}' : ']';
 }
 
+// The entries of the list at `key`, each converted by `convert(item, path)` (a Result) to a T.
+template <typename T, typename Convert>
+Result<std::vector<T>> CollectList(const ObjectReader& reader, std::string_view key,
+                                   size_t max_items, Convert convert) {
+  std::vector<T> out;
+  ORDO_RETURN_IF_ERROR(reader.ForEachItem(
+      key, max_items, [&](const Json& item, const LazyPath& path) -> Result<void> {
+        ORDO_ASSIGN_OR_RETURN(const auto x, convert(item, path));
+        out.push_back(static_cast<T>(x));
+        return {};
+      }));
+  return out;
+}
+
 }  // namespace
+
+Result<Json> ParseJsonText(std::string_view text, std::string_view root) {
+  auto doc = ParseDocument(text, /*yaml=*/false);
+  if (doc) return doc;
+  Error error = std::move(doc).error();
+  if (error.field.empty()) {
+    error.field = root;
+  } else if (!root.empty()) {
+    // The document's own paths start at its top: `[2].time` for an array, `params_b` for an object.
+    error.field =
+        error.field.front() == '[' ? std::string(root) + error.field : FieldPath(root, error.field);
+  }
+  return Fail(std::move(error));
+}
 
 std::string_view ClosestName(std::string_view name, std::span<const std::string_view> known) {
   // Levenshtein distance; both strings are short.
@@ -243,6 +273,13 @@ Result<std::string> ToString(const Json& value, const LazyPath& path, size_t max
   return text;
 }
 
+Result<bool> ToBool(const Json& value, const LazyPath& path) {
+  if (!value.is_boolean()) {
+    return FailInput(path.str(), "must be true or false (got " + Describe(value) + ")");
+  }
+  return value.get<bool>();
+}
+
 Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items) {
   if (!value.is_array()) {
     return FailInput(path.str(), "must be a list (got " + Describe(value) + ")");
@@ -328,34 +365,25 @@ Result<std::optional<uint64_t>> ObjectReader::OptionalSeed(std::string_view key)
   return FailInput(Path(key), "must be a non-negative integer (got " + Describe(*value) + ")");
 }
 
+Result<std::optional<bool>> ObjectReader::OptionalBool(std::string_view key) const {
+  const Json* value = Find(key);
+  if (value == nullptr) return std::optional<bool>();
+  ORDO_ASSIGN_OR_RETURN(const bool b, ToBool(*value, LazyPath(path_, key)));
+  return std::optional<bool>(b);
+}
+
 Result<std::vector<int>> ObjectReader::IntList(std::string_view key, int min, int max,
                                                size_t max_items) const {
-  std::vector<int> out;
-  const Json* value = Find(key);
-  if (value == nullptr) return out;
-  ORDO_RETURN_IF_ERROR(CheckList(*value, LazyPath(path_, key), max_items));
-  out.reserve(value->size());
-  const std::string path = Path(key);
-  for (size_t i = 0; i < value->size(); ++i) {
-    ORDO_ASSIGN_OR_RETURN(const int64_t x, ToInt((*value)[i], LazyPath(path, i), min, max));
-    out.push_back(static_cast<int>(x));
-  }
-  return out;
+  return CollectList<int>(*this, key, max_items, [&](const Json& item, const LazyPath& path) {
+    return ToInt(item, path, min, max);
+  });
 }
 
 Result<std::vector<double>> ObjectReader::NumberList(std::string_view key, double min, double max,
                                                      size_t max_items) const {
-  std::vector<double> out;
-  const Json* value = Find(key);
-  if (value == nullptr) return out;
-  ORDO_RETURN_IF_ERROR(CheckList(*value, LazyPath(path_, key), max_items));
-  out.reserve(value->size());
-  const std::string path = Path(key);
-  for (size_t i = 0; i < value->size(); ++i) {
-    ORDO_ASSIGN_OR_RETURN(const double x, ToNumber((*value)[i], LazyPath(path, i), min, max));
-    out.push_back(x);
-  }
-  return out;
+  return CollectList<double>(*this, key, max_items, [&](const Json& item, const LazyPath& path) {
+    return ToNumber(item, path, min, max);
+  });
 }
 
 Result<std::string> ObjectReader::String(std::string_view key, size_t max_bytes,

@@ -1,6 +1,8 @@
-// Internal to io/: strict field access on a parsed document with error paths (`jobs[3].gpus`), and
-// the writer's JSON formatting. Shared by the scenario and plan readers and writers so both name
-// fields, describe wrong values and format numbers the same way.
+// ordo's one kit for reading JSON strictly: field access on a parsed document with error paths
+// (`jobs[3].gpus`), unknown fields rejected with "did you mean", values type- and range-checked;
+// and the writer's JSON formatting. io's scenario and plan readers use it, and so do the layers
+// above that read JSON of their own (the forecasters' files, the world format, the service's
+// requests), so every reader names fields, describes wrong values and formats numbers alike.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,12 @@ class LazyPath {
   Kind kind_ = kWhole;
 };
 
+/// Parses JSON text with ParseDocument's checks (size, UTF-8, nesting, duplicate keys). `root` is
+/// the path of the document's top (empty for a top without a name): an error inside the document
+/// names its field under `root` (`features.params_b`, `history[2]`), one about the text as a
+/// whole names `root`.
+[[nodiscard]] Result<Json> ParseJsonText(std::string_view text, std::string_view root);
+
 /// The name in `known` closest to `name` (at most two edits away: a typo), or empty; for "did you
 /// mean" on unknown fields and options.
 std::string_view ClosestName(std::string_view name, std::span<const std::string_view> known);
@@ -60,6 +68,11 @@ std::string Describe(const Json& value);
 /// Strings of 1..max_bytes bytes (0..max_bytes when allow_empty).
 [[nodiscard]] Result<std::string> ToString(const Json& value, const LazyPath& path,
                                            size_t max_bytes, bool allow_empty);
+/// Booleans: `true` or `false`, never 0, 1 or a string.
+[[nodiscard]] Result<bool> ToBool(const Json& value, const LazyPath& path);
+
+/// Fails unless `value` is an array of at most max_items entries.
+[[nodiscard]] Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items);
 
 /// A JSON object being read: rejects unknown fields (those not listed and not starting with `x-`)
 /// and reads fields by name with paths relative to the object's own path.
@@ -93,6 +106,7 @@ class ObjectReader {
   [[nodiscard]] Result<std::optional<std::string>> OptionalString(std::string_view key,
                                                                   size_t max_bytes,
                                                                   bool allow_empty) const;
+  [[nodiscard]] Result<std::optional<bool>> OptionalBool(std::string_view key) const;
   /// A seed: absent, or an integer from 0 to 2^64 - 1.
   [[nodiscard]] Result<std::optional<uint64_t>> OptionalSeed(std::string_view key) const;
   /// Absent: empty. Present: an array of at most max_items integers in [min, max].
@@ -101,6 +115,11 @@ class ObjectReader {
   /// Absent: empty. Present: an array of at most max_items finite numbers in [min, max].
   [[nodiscard]] Result<std::vector<double>> NumberList(std::string_view key, double min, double max,
                                                        size_t max_items) const;
+  /// Absent: nothing. Present: fails unless it is an array of at most max_items entries, then
+  /// calls `read(item, item_path)` (returning Result<void>) on each entry in order, stopping at
+  /// the first error. For lists whose entries are more than one scalar type (a number or null).
+  template <typename Read>
+  [[nodiscard]] Result<void> ForEachItem(std::string_view key, size_t max_items, Read&& read) const;
   /// A required list; fails unless it is an array of at most max_items entries.
   [[nodiscard]] Result<const Json*> List(std::string_view key, size_t max_items) const;
   [[nodiscard]] Result<const Json*> OptionalList(std::string_view key, size_t max_items) const;
@@ -111,8 +130,17 @@ class ObjectReader {
   std::string path_;
 };
 
-/// Fails unless `value` is an array of at most max_items entries.
-[[nodiscard]] Result<void> CheckList(const Json& value, const LazyPath& path, size_t max_items);
+template <typename Read>
+Result<void> ObjectReader::ForEachItem(std::string_view key, size_t max_items, Read&& read) const {
+  const Json* value = Find(key);
+  if (value == nullptr) return {};
+  ORDO_RETURN_IF_ERROR(CheckList(*value, LazyPath(path_, key), max_items));
+  const std::string path = Path(key);
+  for (size_t i = 0; i < value->size(); ++i) {
+    ORDO_RETURN_IF_ERROR(read((*value)[i], LazyPath(path, i)));
+  }
+  return {};
+}
 
 bool IsPowerOfTwo(int64_t n);
 

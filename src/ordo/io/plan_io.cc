@@ -85,10 +85,8 @@ Result<WaitHolder> ReadHolder(const Json& value, const std::string& path) {
   std::optional<double> priority;
   ORDO_ASSIGN_OR_RETURN(priority, obj->OptionalNumber("priority", -kMaxDouble, kMaxDouble));
   holder.priority = priority.value_or(0);
-  if (const Json* running = obj->Find("running")) {
-    if (!running->is_boolean()) return FailInput(obj->Path("running"), "must be true or false");
-    holder.running = running->get<bool>();
-  }
+  ORDO_ASSIGN_OR_RETURN(const std::optional<bool> running, obj->OptionalBool("running"));
+  holder.running = running.value_or(false);
   return holder;
 }
 

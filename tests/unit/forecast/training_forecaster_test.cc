@@ -103,7 +103,8 @@ TEST(PhysicalPrior, MethodsGpusAndPrecisionMoveItTheRightWay) {
   EXPECT_NEAR(fp8, full / 2, full * 0.01);
   EXPECT_NEAR(ckpt, full * 4 / 3, full * 0.01);
   // A slower GPU takes longer.
-  EXPECT_GT(Prior("{" + base + R"("method": "full_finetune", "gpu_count": 8, "gpu_type": "A100"})"),
+  EXPECT_GT(Prior(R"({"params_b": 70, "tokens": 1e8, "gpu_type": "A100",
+                      "method": "full_finetune", "gpu_count": 8})"),
             2.5 * full);
 }
 
