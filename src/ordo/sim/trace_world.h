@@ -15,9 +15,9 @@
 // the window, with `headroom`, needs `peak_share` of the cluster.
 // Forecasts: demand from the level-shape forecaster (forecast/level_shape.h; or the older
 // weekly-profile one, `forecast_method`) fitted on the ServeGen hours before the window and
-// refitted every hour as traffic is observed, the planner told its p90 in GPUs; or the same hour one week earlier (seasonal naive); or none (the planner
-// is told the truth, and the world's noise models decide the error). Durations are exact unless a
-// noise model is given at simulation time.
+// refitted every hour as traffic is observed, the planner told its p90 in GPUs; or the same hour
+// one week earlier (seasonal naive); or none (the planner is told the truth, and the world's noise
+// models decide the error). Durations are exact unless a noise model is given at simulation time.
 //
 //   Result<World> w = MakeTraceWorld(options, itp_csv_text, servegen_hourly_csv_text);
 #pragma once

@@ -432,8 +432,8 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
     if (model && (*model == "weekly-profile" || *model == "profile")) {
       sf.method = forecast::DemandMethod::kProfile;
     } else if (model && *model != "level-shape") {
-      return FailInput(o.Path("model"), "unknown model \"" + *model +
-                                            "\" (expected level-shape or weekly-profile)");
+      return FailInput(o.Path("model"),
+                       "unknown model \"" + *model + "\" (expected level-shape or weekly-profile)");
     }
     ORDO_ASSIGN_OR_RETURN(auto q, o.OptionalString("quantile", 16, true));
     if (q) {
@@ -717,8 +717,8 @@ std::string WorldToJson(const World& w) {
     if (s.forecaster) {
       static constexpr const char* kQuantile[] = {"p10", "p50", "p90"};
       OJson fc;
-      fc["model"] =
-          s.forecaster->method == forecast::DemandMethod::kProfile ? "weekly-profile" : "level-shape";
+      fc["model"] = s.forecaster->method == forecast::DemandMethod::kProfile ? "weekly-profile"
+                                                                             : "level-shape";
       fc["quantile"] = kQuantile[static_cast<int>(s.forecaster->quantile)];
       fc["refit_every_steps"] = s.forecaster->refit_every_steps;
       fc["history_step_minutes"] = s.forecaster->history_step_minutes;
