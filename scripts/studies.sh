@@ -6,7 +6,8 @@
 #   horizon  the "end of the world" effect: plan 24 hours once and commit all of it, against rolling
 #            re-plans every step and every 2 hours
 #   noise    forecast-error sweep: duration noise 0, 15, 30, 50% (log-normal sigma) and traffic
-#            off its profile, the value each policy keeps against perfect information
+#            off its profile, the value each policy keeps against perfect information; then the
+#            traffic noise with the demand forecaster in the loop (level-shape, weekly profile)
 #   weeks    starvation: four weeks of three ITP clusters (cluster04 days 7 and 14, cluster07 day
 #            14, cluster03 day 49), every policy, ordo with and without planning priorities;
 #            waits by priority class
@@ -54,6 +55,15 @@ for study in "$@"; do
         "$ordo" simulate "$out/itp-servegen-perfect.json" --format markdown --quiet \
           --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --traffic-quantile "$q" \
           --planning-priority off
+      done
+      # The same traffic noise with the demand forecaster in the loop, level-shape and the weekly
+      # profile: the planner told the forecaster's p90.
+      trace_world "$out/itp-servegen.json"
+      trace_world "$out/itp-servegen-profile.json" --forecast-method profile
+      for world in itp-servegen itp-servegen-profile; do
+        echo "## Traffic off its profile, forecaster in the loop ($world), 3 noise seeds"
+        "$ordo" simulate "$out/$world.json" --format markdown --quiet \
+          --sweep-traffic-noise 0,0.15,0.3 --noise-seeds 1,2,3 --planning-priority off
       done
       ;;
     weeks)

@@ -79,9 +79,11 @@ const char* const kSimulateUsage =
     "  --data DIR              ../shared/data: ITP jobs + ServeGen services "
     "(docs/world-format.md)\n"
     "    --trace-cluster C (cluster04)  --start-day D (7)  --load L (0.9)  --max-job-gpus N\n"
-    "    --demand-forecast forecaster|seasonal|none (forecaster: the weekly-profile forecaster\n"
-    "    in the loop, refitted hourly, planner told its p90; seasonal: the same hour a week\n"
+    "    --demand-forecast forecaster|seasonal|none (forecaster: the demand forecaster in the\n"
+    "    loop, refitted hourly, planner told its p90 in GPUs; seasonal: the same hour a week\n"
     "    earlier; none: the planner is told the actual demand)\n"
+    "    --forecast-method level-shape|profile  the forecaster's method (default level-shape;\n"
+    "    profile: the older weekly-profile forecaster)\n"
     "  --synthetic             sim/random_world.h: --load L (1.2)  --services N (2)\n"
     "  both: --days D (7)  --nodes N (16)  --gpus-per-node G (8)  --step-minutes M (30)\n"
     "        --horizon H (48)  --seed N (1)\n"
@@ -236,6 +238,17 @@ Result<sim::TraceWorldOptions> TraceOptions(const Args& args, const WorldShapeAr
     o.demand_forecast = sim::DemandForecastKind::kNone;
   } else {
     return FailInput("--demand-forecast", "must be forecaster, seasonal or none");
+  }
+  const std::string method = args.value("--forecast-method").value_or("level-shape");
+  if (method == "level-shape") {
+    o.forecast_method = forecast::DemandMethod::kLevelShape;
+  } else if (method == "profile") {
+    o.forecast_method = forecast::DemandMethod::kProfile;
+  } else {
+    return FailInput("--forecast-method", "must be level-shape or profile (got " + method + ")");
+  }
+  if (args.has("--forecast-method") && o.demand_forecast != sim::DemandForecastKind::kForecaster) {
+    return FailInput("--forecast-method", "applies only with --demand-forecast forecaster");
   }
   return o;
 }
@@ -524,6 +537,7 @@ constexpr OptionSpec kOptions[] = {
     {"--load", true},
     {"--max-job-gpus", true},
     {"--demand-forecast", true},
+    {"--forecast-method", true},
     {"--services", true},
     {"--nodes", true},
     {"--gpus-per-node", true},

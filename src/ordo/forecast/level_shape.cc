@@ -313,6 +313,24 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
     fit.hour_lo = std::min(0.0, Quantile(u, 0.1));
     fit.hour_hi = std::max(0.0, Quantile(u, 0.9));
   }
+  // Persistence: how much of one hour's deviation from its day the next hour keeps (lag-one
+  // autocorrelation), and the last observed hour's deviation from the level now. A surge or a
+  // lull that the trimmed, day-scale level has not taken in yet carries into the next hours.
+  double uu = 0;
+  double uv = 0;
+  for (std::size_t j = 0; j + 1 < obs.size(); ++j) {
+    const int64_t i = obs[j];
+    if (obs[j + 1] != i + 1 || !full(day_of(i)) || !full(day_of(i + 1))) continue;
+    const double a = y[static_cast<std::size_t>(i)] - shape[how(i)] - day_level[day_of(i)];
+    const double b =
+        y[static_cast<std::size_t>(i + 1)] - shape[how(i + 1)] - day_level[day_of(i + 1)];
+    uu += a * a;
+    uv += a * b;
+  }
+  if (uu > 0) fit.persistence = std::clamp(uv / uu, 0.0, opt.max_persistence);
+  const int64_t last = obs.back();
+  fit.last_hour = first_hour + last;
+  fit.last_deviation = y[static_cast<std::size_t>(last)] - shape[how(last)] - fit.level;
   // ...and the daily level's change by lag (empirical p10/p90, so rare jumps, such as a
   // redeployment, do not blow the interval up but frequent ones widen it), with the detected step
   // and the trend taken out.
@@ -366,8 +384,11 @@ Quantiles PredictLevelShape(const LevelShapeFit& fit, int64_t unix_hour,
   }
   const double k = AheadDays(fit, unix_hour);
   const double damped = Damped(k, opt.trend_damping);
+  const double hours_after_last =
+      static_cast<double>(std::max<int64_t>(1, unix_hour - fit.last_hour));
   const double mid = fit.level + fit.slope_per_day * damped +
-                     fit.shape[static_cast<std::size_t>(HourOfWeek(unix_hour))];
+                     fit.shape[static_cast<std::size_t>(HourOfWeek(unix_hour))] +
+                     fit.last_deviation * std::pow(fit.persistence, hours_after_last);
   // The level's change at k days: interpolated between whole lags, a random walk beyond a week.
   double lo = 0;
   double hi = 0;

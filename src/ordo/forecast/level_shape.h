@@ -13,7 +13,10 @@
 // second differences. The trend is the least-squares slope of the daily levels after the shift,
 // kept only when its t-statistic clears `trend_t`, and damped into the future (day k ahead adds
 // damping^k of it). The level now is a recency-weighted, trimmed mean of the deseasonalised hours
-// after the shift, moved to the end of the history along the trend. Quantiles, per side, combine
+// after the shift, moved to the end of the history along the trend; the last observed hour's
+// deviation from level x shape carries into the next hours, decaying by the lag-one
+// autocorrelation of the hourly deviations (so a surge or a lull is followed within the hour, not
+// after a day has averaged it in). Quantiles, per side, combine
 // the hours' p10/p90 deviation from their day, the p10/p90 of the daily level's change at that
 // many days' lag (growing like a random walk beyond the lags seen) and the trend's standard error;
 // the spread is inflated for a short history, floored at `min_spread`, and never narrows with the
@@ -50,6 +53,8 @@ struct LevelShapeOptions {
   // Floor of each side's log half-width: no hour a week ahead is known to better than +-6%, even
   // when the history is flat (instance counts that sit still for days, then jump).
   double min_spread = 0.06;
+  // Cap of the hourly persistence of a deviation (0.9: a surge keeps 0.9^h of itself h hours on).
+  double max_persistence = 0.9;
 };
 
 /// How much history the fit rests on.
@@ -71,6 +76,9 @@ struct LevelShapeFit {
   std::array<double, 8> level_hi{};         // p90 of it
   int days = 0;                             // days of history seen
   std::array<double, 3> level_quantiles{};  // kLevel: the rate's own p10/p50/p90
+  int64_t last_hour = 0;                    // the last observed hour
+  double last_deviation = 0;                // its log deviation from the level and shape
+  double persistence = 0;                   // lag-one autocorrelation of hourly deviations
 };
 
 /// `hours`: hourly mean rates from `first_hour` (Unix hours), NaN where missing (gaps already

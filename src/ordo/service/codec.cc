@@ -75,12 +75,19 @@ Result<std::optional<TrafficDemand>> ReadForecast(const Json& body) {
   if (it == body.end()) return std::optional<TrafficDemand>();
   auto obj = io::internal::ObjectReader::Make(*it, "forecast", "the forecast settings");
   if (!obj) return Fail(obj.error());
-  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"per_gpu_rate", "headroom"}));
+  ORDO_RETURN_IF_ERROR(obj->AllowOnly({"per_gpu_rate", "headroom", "method"}));
   TrafficDemand traffic;
   ORDO_ASSIGN_OR_RETURN(traffic.per_gpu_rate, obj->Number("per_gpu_rate", 0, kMaxRate, true));
   std::optional<double> headroom;
   ORDO_ASSIGN_OR_RETURN(headroom, obj->OptionalNumber("headroom", 0, kMaxHeadroom));
   if (headroom) traffic.headroom = *headroom;
+  ORDO_ASSIGN_OR_RETURN(auto method, obj->OptionalString("method", 32, true));
+  if (method && *method == "profile") {
+    traffic.method = forecast::DemandMethod::kProfile;
+  } else if (method && *method != "level-shape") {
+    return FailInput(obj->Path("method"),
+                     "must be \"level-shape\" or \"profile\" (got \"" + *method + "\")");
+  }
   return std::optional<TrafficDemand>(traffic);
 }
 
@@ -192,7 +199,9 @@ Json ServiceSpecJson(const Service& service, const std::optional<TrafficDemand>&
   }
   out["demand"] = service.demand;
   if (traffic) {
-    out["forecast"] = {{"per_gpu_rate", traffic->per_gpu_rate}, {"headroom", traffic->headroom}};
+    out["forecast"] = {{"per_gpu_rate", traffic->per_gpu_rate},
+                       {"headroom", traffic->headroom},
+                       {"method", std::string(forecast::DemandMethodName(traffic->method))}};
   }
   return out;
 }

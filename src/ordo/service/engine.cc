@@ -171,7 +171,8 @@ Result<void> Engine::LoadState() {
     auto traffic = store_->LoadTraffic(stored.id);
     if (!traffic) return Fail(traffic.error());
     if (!traffic->empty()) {
-      auto forecaster = std::make_shared<forecast::DemandForecaster>();
+      auto forecaster = std::make_shared<forecast::DemandForecaster>(
+          record.traffic.value_or(TrafficDemand{}).ForecastOptions());
       if (auto ok = forecaster->Fit(*traffic); !ok) {
         log_->Warn("forecast_fit_failed",
                    {{"service", stored.id}, {"error", ok.error().ToString()}});
@@ -534,6 +535,15 @@ ApiResult<Json> Engine::PutService(const Principal& who, const Json& body,
         }
         record.service = service_body.service;
         record.traffic = service_body.traffic;
+        if (record.traffic && record.forecaster &&
+            record.forecaster->options().method != record.traffic->method) {
+          // A changed `forecast.method` refits the posted traffic with the new method.
+          auto switched = std::make_shared<forecast::DemandForecaster>(*record.forecaster);
+          if (auto ok = switched->SetMethod(record.traffic->method); !ok) {
+            return ApiFail(400, "forecast.method", ok.error().message);
+          }
+          record.forecaster = std::move(switched);
+        }
         record.anchor_step = work.next_step;
         RefreshForecast(record, work.next_step, work.origin_unix);
 
@@ -644,7 +654,8 @@ ApiResult<Json> Engine::PostTraffic(const Principal& who, std::string_view id_vi
     }
     auto forecaster = existing->forecaster
                           ? std::make_shared<forecast::DemandForecaster>(*existing->forecaster)
-                          : std::make_shared<forecast::DemandForecaster>();
+                          : std::make_shared<forecast::DemandForecaster>(
+                                existing->traffic.value_or(TrafficDemand{}).ForecastOptions());
     auto fitted = forecaster->fitted() ? forecaster->Refit(points) : forecaster->Fit(points);
     if (!fitted) {
       Error error = fitted.error();

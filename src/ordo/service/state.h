@@ -76,6 +76,14 @@ struct JobRecord {
 struct TrafficDemand {
   double per_gpu_rate = 0;  // requests per second one GPU serves
   double headroom = 0.2;    // spare capacity kept (0.2 = 20%)
+  /// The forecaster's method (`forecast.method`): level-shape, or the older weekly profile.
+  forecast::DemandMethod method = forecast::DemandMethod::kLevelShape;
+
+  [[nodiscard]] forecast::DemandOptions ForecastOptions() const {
+    forecast::DemandOptions options;
+    options.method = method;
+    return options;
+  }
 };
 
 struct ServiceRecord {

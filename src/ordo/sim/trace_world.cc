@@ -201,6 +201,7 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
                          "before the window (start day >= 1)");
       }
       ServiceForecaster f;
+      f.method = o.forecast_method;
       f.quantile = o.forecast_quantile;
       f.history_step_minutes = 60;
       f.history_rate.assign(hours->begin(), hours->begin() + first_hour);

@@ -13,11 +13,11 @@
 // aligned to the window's first day; hours whose 10-minute minimum is 0 are collection gaps and are
 // interpolated. A per-GPU rate turns requests into GPUs: chosen so that the service's peak inside
 // the window, with `headroom`, needs `peak_share` of the cluster.
-// Forecasts: demand from the weekly-profile forecaster (forecast/demand_forecaster.h) fitted on
-// the ServeGen hours before the window and refitted every hour as traffic is observed, the
-// planner told its p90; or the same hour one week earlier (seasonal naive); or none (the planner
-// is told the truth, and the world's noise models decide the error). Durations are exact unless a
-// noise model is given at simulation time.
+// Forecasts: demand from the level-shape forecaster (forecast/level_shape.h; or the older
+// weekly-profile one, `forecast_method`) fitted on the ServeGen hours before the window and
+// refitted every hour as traffic is observed, the planner told its p90 in GPUs; or the same hour
+// one week earlier (seasonal naive); or none (the planner is told the truth, and the world's noise
+// models decide the error). Durations are exact unless a noise model is given at simulation time.
 //
 //   Result<World> w = MakeTraceWorld(options, itp_csv_text, servegen_hourly_csv_text);
 #pragma once
@@ -65,6 +65,8 @@ struct TraceWorldOptions {
   /// With kForecaster: the quantile the planner is told (p90: under-provisioning costs M times
   /// more than an idle GPU, so the planner should aim high).
   forecast::QuantileLevel forecast_quantile = forecast::QuantileLevel::kP90;
+  /// With kForecaster: which demand forecaster.
+  forecast::DemandMethod forecast_method = forecast::DemandMethod::kLevelShape;
 };
 
 /// What the generator did, for the world's description and the docs.

@@ -429,9 +429,11 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
         {"model", "quantile", "refit_every_steps", "history_step_minutes", "history_rate"}));
     ServiceForecaster sf;
     ORDO_ASSIGN_OR_RETURN(auto model, o.OptionalString("model", Limits::kMaxIdLength, true));
-    if (model && *model != "weekly-profile") {
+    if (model && (*model == "weekly-profile" || *model == "profile")) {
+      sf.method = forecast::DemandMethod::kProfile;
+    } else if (model && *model != "level-shape") {
       return FailInput(o.Path("model"),
-                       "unknown model \"" + *model + "\" (expected weekly-profile)");
+                       "unknown model \"" + *model + "\" (expected level-shape or weekly-profile)");
     }
     ORDO_ASSIGN_OR_RETURN(auto q, o.OptionalString("quantile", 16, true));
     if (q) {
@@ -715,7 +717,8 @@ std::string WorldToJson(const World& w) {
     if (s.forecaster) {
       static constexpr const char* kQuantile[] = {"p10", "p50", "p90"};
       OJson fc;
-      fc["model"] = "weekly-profile";
+      fc["model"] = s.forecaster->method == forecast::DemandMethod::kProfile ? "weekly-profile"
+                                                                             : "level-shape";
       fc["quantile"] = kQuantile[static_cast<int>(s.forecaster->quantile)];
       fc["refit_every_steps"] = s.forecaster->refit_every_steps;
       fc["history_step_minutes"] = s.forecaster->history_step_minutes;
@@ -771,7 +774,9 @@ Result<void> RunForecaster(const World& w, const WorldService& s,
     history.push_back({w.start_time_s - static_cast<double>(n - i) * f.history_step_minutes * 60.0,
                        f.history_rate[i]});
   }
-  forecast::DemandForecaster forecaster;
+  forecast::DemandOptions options;
+  options.method = f.method;
+  forecast::DemandForecaster forecaster(options);
   if (auto ok = forecaster.Fit(history); !ok) {
     Error e = ok.error();
     e.field = "history_rate";

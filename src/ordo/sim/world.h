@@ -16,6 +16,7 @@
 
 #include "ordo/core/error.h"
 #include "ordo/core/scenario.h"
+#include "ordo/forecast/demand_forecaster.h"
 #include "ordo/forecast/forecaster.h"
 
 namespace ordo::sim {
@@ -60,8 +61,11 @@ struct WorldTenant {
 /// A forecaster in the loop (forecast/demand_forecaster.h): fitted on `history_rate` (the rates of
 /// the `history_step_minutes` steps just before the window) and refitted every `refit_every_steps`
 /// with the actual rates observed since; the planner is told the `quantile` of its forecast,
-/// turned into GPUs as the actual rate is. Needs the service's `rate`.
+/// turned into GPUs as the actual rate is. Needs the service's `rate`. `method` is the world's
+/// `model`: "level-shape" (the default, forecast/level_shape.h) or "weekly-profile" (the older
+/// weekly-profile forecaster, kept for comparison and for worlds written before level-shape).
 struct ServiceForecaster {
+  forecast::DemandMethod method = forecast::DemandMethod::kLevelShape;
   forecast::QuantileLevel quantile = forecast::QuantileLevel::kP90;
   int refit_every_steps = 0;  // 0: every hour (at least every step)
   int history_step_minutes = 60;

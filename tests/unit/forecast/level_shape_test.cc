@@ -70,6 +70,42 @@ TEST(LevelShapeForecaster, GrowthOfThirtyPercentAWeekIsForecastAboveLastWeek) {
   }
 }
 
+// Traffic whose deviations from its shape persist (log AR(1), 0.9 an hour), as real traffic off
+// its profile does, then a surge in the last three hours: the next hours are forecast up with it,
+// the day after barely. Without persistence in the history (white noise), a surge is not carried.
+TEST(LevelShapeForecaster, ASurgeInTheLastHoursCarriesIntoTheNextOnes) {
+  for (const bool persistent : {true, false}) {
+    std::mt19937 rng(5);
+    std::normal_distribution<double> n(0, 1);
+    std::vector<RatePoint> pts;
+    double x = 0;
+    const int hours = 14 * 24;
+    for (int h = 0; h < hours; ++h) {
+      x = persistent ? 0.9 * x + std::sqrt(1 - 0.81) * 0.1 * n(rng) : 0.1 * n(rng);
+      pts.push_back({(kMondayHour + h) * 3600.0, 100 * Shape(h) * std::exp(x)});
+    }
+    std::vector<RatePoint> surged = pts;
+    for (int h = hours - 3; h < hours; ++h) surged[static_cast<std::size_t>(h)].rate *= 2;
+    DemandForecaster calm = LevelShape();
+    DemandForecaster surge = LevelShape();
+    ASSERT_TRUE(calm.Fit(pts).has_value());
+    ASSERT_TRUE(surge.Fit(surged).has_value());
+    const auto ratio = [&](int ahead) {
+      const double t = (kMondayHour + hours - 1 + ahead) * 3600.0;
+      return surge.Predict(t)->p50 / calm.Predict(t)->p50;
+    };
+    if (persistent) {
+      EXPECT_GT(calm.level_shape().persistence, 0.5);
+      EXPECT_GT(ratio(1), 1.4) << "the next hour follows the surge";
+      EXPECT_GT(ratio(1), ratio(6));
+      EXPECT_LT(ratio(30), 1.15) << "a day later it has mostly decayed";
+    } else {
+      EXPECT_LT(calm.level_shape().persistence, 0.3);
+      EXPECT_LT(ratio(1), 1.3) << "white noise: a surge says little about the next hour";
+    }
+  }
+}
+
 TEST(LevelShapeForecaster, ALevelShiftDropsTheOldLevel) {
   // Ten days at 100, then a migration doubles the traffic for three days.
   std::vector<RatePoint> pts = Series(13, 0.0, 0.05, 5);

@@ -106,9 +106,25 @@ TEST(ServiceCodec, ServicesMayTakeDemandFromTraffic) {
   ASSERT_TRUE(body->traffic);
   EXPECT_EQ(body->traffic->per_gpu_rate, 20);
   EXPECT_EQ(body->traffic->headroom, 0.2);
+  EXPECT_EQ(body->traffic->method, forecast::DemandMethod::kLevelShape);
   auto again = ReadServiceSpec(ServiceSpecJson(body->service, body->traffic).dump(), config);
   ASSERT_TRUE(again) << again.error().ToString();
   EXPECT_EQ(again->traffic->per_gpu_rate, 20);
+  EXPECT_EQ(again->traffic->method, forecast::DemandMethod::kLevelShape);
+  // The older weekly-profile forecaster stays selectable, and is kept across a restart.
+  auto profile = ReadServiceBody(
+      json{{"priority", 3}, {"forecast", {{"per_gpu_rate", 20}, {"method", "profile"}}}}, config,
+      std::string_view("search"));
+  ASSERT_TRUE(profile) << profile.error().ToString();
+  EXPECT_EQ(profile->traffic->method, forecast::DemandMethod::kProfile);
+  again = ReadServiceSpec(ServiceSpecJson(profile->service, profile->traffic).dump(), config);
+  ASSERT_TRUE(again) << again.error().ToString();
+  EXPECT_EQ(again->traffic->method, forecast::DemandMethod::kProfile);
+  auto bad_method = ReadServiceBody(
+      json{{"priority", 3}, {"forecast", {{"per_gpu_rate", 20}, {"method", "arima"}}}}, config,
+      std::string_view("search"));
+  ASSERT_FALSE(bad_method);
+  EXPECT_EQ(bad_method.error().field, "forecast.method");
 
   auto mismatch = ReadServiceBody(json{{"id", "other"}, {"priority", 1}, {"demand", {1, 1, 1, 1}}},
                                   config, std::string_view("search"));

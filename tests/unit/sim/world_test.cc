@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "ordo/sim/random_world.h"
 
@@ -210,7 +212,7 @@ TEST(ResolveWorld, TrafficNoiseMovesRealityOffTheCurve) {
 
 // A forecaster fitted on a week at 100 rps, then the window runs at 200 rps: the first forecast is
 // about 100 rps (10 GPUs at 10 rps per GPU); refitted every 6 hours on what it sees, it forecasts
-// more and more (its level has a half-life of two days). The same world gives the same forecasts.
+// more and more (its level follows the recent hours). The same world gives the same forecasts.
 TEST(ResolveWorld, TheForecasterInTheLoopLearnsALevelShift) {
   World w;
   w.step_minutes = 60;
@@ -250,6 +252,88 @@ TEST(ResolveWorld, TheForecasterInTheLoopLearnsALevelShift) {
   EXPECT_EQ(WorldToJson(*back), WorldToJson(w));
 }
 
+// Two weeks of a daily curve whose level doubled three days before the window (a launch), and
+// the window at the new level. Hour h of the history or window, at `level` rps.
+double DailyRate(int hour, double level) {
+  const double kPi = 3.14159265358979;
+  const double wiggle = 0.03 * std::sin(hour * 1.7);  // not perfectly periodic
+  return level * (1 + 0.3 * std::sin(2 * kPi * (hour % 24) / 24.0) + wiggle);
+}
+
+World LevelShiftWorld(std::optional<forecast::DemandMethod> method) {
+  World w;
+  w.step_minutes = 60;
+  w.horizon_steps = 24;
+  w.days = 1;
+  w.cluster.groups.push_back(NodeGroup{"g", 8, 8, "gpu", 80});
+  w.cluster.Index();
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.per_gpu_rate = 10;
+  s.headroom = 0.2;
+  const int history_hours = 14 * 24;
+  for (int t = 0; t < 48; ++t) s.rate.push_back(DailyRate(history_hours + t, 200));
+  ServiceForecaster f;  // the default quantile: p90
+  if (method) f.method = *method;
+  for (int h = 0; h < history_hours; ++h) {
+    f.history_rate.push_back(DailyRate(h, h < 11 * 24 ? 100 : 200));
+  }
+  s.forecaster = f;
+  w.services.push_back(s);
+  return w;
+}
+
+// The planner's demand for a service with a forecaster is the level-shape forecaster's p90, in
+// GPUs: it follows the new level after a shift, a few percent above it. The weekly-profile
+// forecaster (still selectable as model "weekly-profile") does not: its backtest saw the shift as
+// error, so its p90 reserves far more than the new level (and its median lags below it).
+TEST(ResolveWorld, PlannerDemandIsTheLevelShapeP90) {
+  const World w = LevelShiftWorld(std::nullopt);
+  ASSERT_EQ(w.services[0].forecaster->method, forecast::DemandMethod::kLevelShape);
+  ASSERT_EQ(w.services[0].forecaster->quantile, forecast::QuantileLevel::kP90);
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  auto r = ResolveWorld(w);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  auto old = ResolveWorld(LevelShiftWorld(forecast::DemandMethod::kProfile));
+  ASSERT_TRUE(old.has_value()) << old.error().ToString();
+
+  // The same forecaster, fitted outside the simulator on the same history.
+  std::vector<forecast::RatePoint> history;
+  const auto& rates = w.services[0].forecaster->history_rate;
+  for (size_t i = 0; i < rates.size(); ++i) {
+    history.push_back({w.start_time_s - static_cast<double>(rates.size() - i) * 3600, rates[i]});
+  }
+  forecast::DemandOptions options;
+  options.method = forecast::DemandMethod::kLevelShape;
+  forecast::DemandForecaster level_shape(options);
+  ASSERT_TRUE(level_shape.Fit(history).has_value());
+
+  const ResolvedService& rs = r->services[0];
+  const ResolvedService& rs_old = old->services[0];
+  int old_far_above = 0;
+  for (int k = 0; k < w.horizon_steps; ++k) {
+    const double hour = w.start_time_s + k * 3600.0;
+    auto q = level_shape.Predict(hour);
+    ASSERT_TRUE(q.has_value());
+    // The plan made at step 0 is told the p90, turned into GPUs with the service's headroom.
+    EXPECT_EQ(rs.PlannerForecast(0, k), GpusForRate(q->p90, 10, 0.2)) << "step " << k;
+    // It covers the new level (the step's actual demand) and stays close to it ...
+    EXPECT_GE(rs.PlannerForecast(0, k), rs.actual[k]) << "step " << k;
+    EXPECT_LE(rs.PlannerForecast(0, k), 1.25 * rs.actual[k] + 1) << "step " << k;
+    // ... where the weekly profile's p90 is far above it.
+    if (rs_old.PlannerForecast(0, k) > 1.4 * rs.actual[k]) ++old_far_above;
+  }
+  EXPECT_GE(old_far_above, w.horizon_steps / 2);
+  // The method is written as the world's `model` and read back.
+  auto back = ParseWorld(WorldToJson(LevelShiftWorld(forecast::DemandMethod::kProfile)));
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  EXPECT_EQ(back->services[0].forecaster->method, forecast::DemandMethod::kProfile);
+  back = ParseWorld(WorldToJson(w));
+  ASSERT_TRUE(back.has_value()) << back.error().ToString();
+  EXPECT_EQ(back->services[0].forecaster->method, forecast::DemandMethod::kLevelShape);
+}
+
 TEST(WorldFormat, ForecasterErrorsNameTheField) {
   const std::string fc = R"("forecaster": {"quantile": "p90", "history_rate": [1, 2, 3]})";
   auto ok = ParseWorld(WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, )" + fc));
@@ -266,6 +350,17 @@ TEST(WorldFormat, ForecasterErrorsNameTheField) {
   bad = ParseWorld(
       WithField(kSmall, R"("headroom": 0.2)", R"("headroom": 0.2, "forecast_rate": [1], )" + fc));
   ASSERT_FALSE(bad.has_value());
+  bad = ParseWorld(WithField(kSmall, R"("headroom": 0.2)",
+                             R"("headroom": 0.2, "forecaster": {"model": "arima",
+                                 "history_rate": [1]})"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().field, "services[0].forecaster.model");
+  EXPECT_NE(bad.error().message.find("level-shape"), std::string::npos) << bad.error().message;
+  ok = ParseWorld(WithField(kSmall, R"("headroom": 0.2)",
+                            R"("headroom": 0.2, "forecaster": {"model": "weekly-profile",
+                                "history_rate": [1]})"));
+  ASSERT_TRUE(ok.has_value()) << ok.error().ToString();
+  EXPECT_EQ(ok->services[0].forecaster->method, forecast::DemandMethod::kProfile);
 }
 
 TEST(WorldFormat, StartTimeIsReadAsIsoOrSeconds) {
