@@ -64,10 +64,10 @@ bool AllHaveGpus(const json& view, const std::string& id, int gpus, json& found)
   return true;
 }
 
-std::string Text(const ApiResult<json>& result) {
+std::string Text(const Result<json>& result) {
   if (result) return result->dump();
-  return std::to_string(result.error().status) + " " + result.error().error.field + " " +
-         result.error().error.message;
+  return std::to_string(testing::Status(result)) + " " + result.error().field + " " +
+         result.error().message;
 }
 
 TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
@@ -100,7 +100,7 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
       for (int t = 0; t < 12; ++t) demand.push_back(rng.Uniform(0, 6));
       json service = {
           {"id", "chat"}, {"priority", 10}, {"min_gpus", 0}, {"max_gpus", 8}, {"demand", demand}};
-      ASSERT_TRUE(engine->PutService(admin, service, std::nullopt, true));
+      ASSERT_TRUE(testing::PutService(*engine, admin, service, std::nullopt, true));
     }
     std::map<std::string, std::vector<std::string>> ids;  // tenant -> its job ids
     // The id several tenants hold, and each holder's GPU count and whether it cancelled its own.
@@ -117,7 +117,7 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
                     {"priority", rng.Uniform(1, 9)},
                     {"gpus", 1 << rng.Uniform(0, 3)},
                     {"duration_steps", rng.Uniform(1, 6)}};
-        ASSERT_TRUE(engine->SubmitJob(Principal{tenant, false}, job)) << "seed " << seed;
+        ASSERT_TRUE(testing::SubmitJob(*engine, Principal{tenant, false}, job)) << "seed " << seed;
         ids[tenant].push_back(id);
       }
       if (rng.Chance(0.3)) {
@@ -129,10 +129,10 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
                       {"priority", rng.Uniform(1, 9)},
                       {"gpus", 1 << t},
                       {"duration_steps", rng.Uniform(1, 6)}};
-          auto added = engine->SubmitJob(Principal{tenant, false}, job);
+          auto added = testing::SubmitJob(*engine, Principal{tenant, false}, job);
           ASSERT_TRUE(added) << "seed " << seed << ": tenant " << tenant
                              << " cannot submit an id another tenant holds: "
-                             << added.error().error.message;
+                             << added.error().message;
           shared_gpus[tenant] = 1 << t;
         }
       }
@@ -147,7 +147,7 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
           shared_cancelled[it->first] = true;
         } else {
           // Only the tenant's own job can stop it: one that ran to its end is done.
-          ASSERT_EQ(cancelled.error().status, 409) << "seed " << seed << ": " << Text(cancelled);
+          ASSERT_EQ(testing::Status(cancelled), 409) << "seed " << seed << ": " << Text(cancelled);
         }
       }
       if (rng.Chance(0.2)) {
@@ -174,7 +174,7 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
             {"policy", kPolicies[rng.Uniform(0, 4)]},
             {"jobs",
              {{{"kind", "training"}, {"priority", 1}, {"gpus", 8}, {"duration_steps", 2}}}}};
-        texts.push_back(Text(engine->WhatIf(who, whatif)));
+        texts.push_back(Text(testing::WhatIf(*engine, who, whatif)));
         for (const auto& [other, other_ids] : ids) {
           if (other == name || other_ids.empty()) continue;
           const std::string& probe =
@@ -196,8 +196,8 @@ TEST(RedactionProperty, NoTenantEverReadsAnotherTenantsJobId) {
           for (const json& job : (*list)["jobs"]) listed += job["id"] == shared ? 1 : 0;
           EXPECT_EQ(listed, 1) << "seed " << seed << ": tenant " << name;
           std::vector<json> views = {*mine, *list};
-          for (const ApiResult<json>& view : {engine->PlanJson(who), engine->DashboardJson(who, 48),
-                                              engine->HistoryJson(who, 0, 100)}) {
+          for (const Result<json>& view : {engine->PlanJson(who), engine->DashboardJson(who, 48),
+                                           engine->HistoryJson(who, 0, 100)}) {
             ASSERT_TRUE(view) << "seed " << seed << ": " << Text(view);
             views.push_back(*view);
           }

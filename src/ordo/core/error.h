@@ -10,12 +10,16 @@ namespace ordo {
 /// What kind of failure an Error reports. Stored and sent over the wire: values only grow at the
 /// end.
 enum class ErrorCode : int {
-  kInvalidInput = 1,  // a file, request or command line broke the formats or rules
-  kIo = 2,            // a file or socket could not be read or written
-  kNotFound = 3,      // a named thing (policy, job, file) does not exist
-  kInfeasible = 4,    // the input admits no legal plan
-  kInternal = 5,      // a bug or an unexpected library failure, caught at an edge
-  kUnavailable = 6,   // an optional capability (a solver, a forecaster) is not built in
+  kInvalidInput = 1,        // a file, request or command line broke the formats or rules
+  kIo = 2,                  // a file or socket could not be read or written
+  kNotFound = 3,            // a named thing (policy, job, file) does not exist
+  kInfeasible = 4,          // the input admits no legal plan
+  kInternal = 5,            // a bug or an unexpected library failure, caught at an edge
+  kUnavailable = 6,         // not available now: a capability not built in, a service shutting down
+  kConflict = 7,            // the request contradicts the state: an id in use, a job already done
+  kPermissionDenied = 8,    // the caller is known but may not do this (a tenant, not the admin)
+  kUnauthenticated = 9,     // the caller is not known: no credentials, or unknown ones
+  kResourceExhausted = 10,  // a limit on load: a full queue, too many what-ifs at once
 };
 
 /// A failure: a code, the field it concerns (a path such as `jobs[3].gpus`, empty when none) and a

@@ -31,30 +31,24 @@ Response JsonResponse(int status, const Json& body) {
   return res;
 }
 
-Response ErrorResponse(int status, const Error& error) {
-  return JsonResponse(status, ErrorJson(error));
+Response ErrorResponse(const Error& error) {
+  return JsonResponse(HttpStatus(error.code), ErrorJson(error));
 }
 
-// The body as JSON. The Content-Type is not checked (curl -d sends form encoding): the body must
-// parse as JSON whatever it claims, and without a bearer header no browser form can reach here.
-ApiResult<Json> ParseBody(const Request& req) {
-  if (req.body.empty()) return ApiFail(400, "", "the body must be a JSON object");
-  auto doc = io::ParseDocument(req.body, false);
-  if (!doc) return ApiFail(400, doc.error().field, "invalid JSON: " + doc.error().message);
-  return std::move(*doc);
-}
+// The body as JSON, whatever its Content-Type claims (codec.h); without a bearer header no
+// browser form can reach here.
+Result<Json> ParseBody(const Request& req) { return ParseRequestBody(req.body); }
 
 // A query parameter as an integer within [min, max], or `fallback` when absent.
-ApiResult<int64_t> QueryInt(const Request& req, const char* name, int64_t fallback, int64_t min,
-                            int64_t max) {
+Result<int64_t> QueryInt(const Request& req, const char* name, int64_t fallback, int64_t min,
+                         int64_t max) {
   const std::string* text = req.Param(name);
   if (text == nullptr) return fallback;
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
   if (ec != std::errc() || end != text->data() + text->size() || value < min || value > max) {
-    return ApiFail(400, name,
-                   "must be an integer from " + std::to_string(min) + " to " + std::to_string(max) +
-                       " (got \"" + *text + "\")");
+    return FailInput(name, "must be an integer from " + std::to_string(min) + " to " +
+                               std::to_string(max) + " (got \"" + *text + "\")");
   }
   return value;
 }
@@ -84,13 +78,41 @@ std::optional<Response> Asset(const std::string& path) {
 
 // 401 with the challenge; `given`: a bearer token was sent but matches no principal.
 Response Unauthorized(bool given) {
-  Response res = ErrorResponse(401, Error{ErrorCode::kInvalidInput, "Authorization",
-                                          given ? "unknown bearer token" : "missing bearer token"});
+  Response res = ErrorResponse(Error{ErrorCode::kUnauthenticated, "Authorization",
+                                     given ? "unknown bearer token" : "missing bearer token"});
   res.headers.emplace_back("WWW-Authenticate", "Bearer");
   return res;
 }
 
+Error NoSuchRoute(const Request& req) {
+  return Error{ErrorCode::kNotFound, "", "no such route: " + req.method + " " + req.path};
+}
+
 }  // namespace
+
+int HttpStatus(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidInput:
+    case ErrorCode::kInfeasible:
+      return 400;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kPermissionDenied:
+      return 403;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kConflict:
+      return 409;
+    case ErrorCode::kResourceExhausted:
+      return 429;
+    case ErrorCode::kIo:
+    case ErrorCode::kInternal:
+      return 500;
+    case ErrorCode::kUnavailable:
+      return 503;
+  }
+  return 500;
+}
 
 // A route: a method and a path (exact, or a prefix and suffix around an id), its name in metrics
 // and logs, and what answers it.
@@ -101,7 +123,7 @@ struct HttpServer::Route {
   std::string prefix;  // the whole path for kExact
   std::string suffix;  // after the id (kId)
   std::string name;
-  std::function<ApiResult<Response>(const Principal&, const Request&, const std::string& id)> fn;
+  std::function<Result<Response>(const Principal&, const Request&, const std::string& id)> fn;
 };
 
 struct HttpServer::Match {
@@ -167,145 +189,205 @@ Result<std::pair<std::string, int>> ParseListen(const std::string& text) {
   return std::make_pair(host, port);
 }
 
+namespace {
+
+using RouteFn =
+    std::function<Result<Response>(const Principal&, const Request&, const std::string&)>;
+using JsonFn = std::function<Result<Json>(const Principal&, const Request&, const std::string&)>;
+
+// A route answering JSON with `ok_status` on success.
+RouteFn JsonRoute(int ok_status, JsonFn fn) {
+  return [ok_status, fn = std::move(fn)](const Principal& who, const Request& req,
+                                         const std::string& id) -> Result<Response> {
+    Result<Json> result = fn(who, req, id);
+    if (!result) return Fail(std::move(result.error()));
+    return JsonResponse(ok_status, *result);
+  };
+}
+
+// A path under /v1/jobs/ or /v1/services/ whose id is not a valid id: 400 naming it (after
+// authentication, as any API route), rather than "no such route".
+Result<Response> BadId(const Principal&, const Request& req, const std::string& rest) {
+  std::string got = rest;
+  if (IsSafeId(got.substr(0, got.find('/')), kMaxIdLength)) {
+    // The id is fine; the method or the rest of the path is not a route.
+    return Fail(NoSuchRoute(req));
+  }
+  if (got.size() > 40) got = got.substr(0, 40) + "...";
+  return FailInput("id",
+                   "must be 1 to 128 letters, digits, '.', '_', '-' or ':' (got \"" + got + "\")");
+}
+
+}  // namespace
+
+namespace api {
+
+Result<Json> SubmitJob(Engine& engine, const Principal& who, const Json& body) {
+  ORDO_ASSIGN_OR_RETURN(JobBody job, ReadJobBody(body, engine.config(), JobReadOptions()));
+  return engine.SubmitJob(who, std::move(job));
+}
+
+Result<Json> PutService(Engine& engine, const Principal& who, const Json& body,
+                        std::optional<std::string_view> path_id, bool create) {
+  ORDO_RETURN_IF_ERROR(engine.Permit(who, Engine::AdminAction::kChangeServices));
+  ORDO_ASSIGN_OR_RETURN(ServiceBody service, ReadServiceBody(body, engine.config(), path_id));
+  return engine.PutService(who, std::move(service), create);
+}
+
+Result<Json> PostTraffic(Engine& engine, const Principal& who, std::string_view id,
+                         const Json& body) {
+  ORDO_RETURN_IF_ERROR(engine.Permit(who, Engine::AdminAction::kPostTraffic));
+  ORDO_ASSIGN_OR_RETURN(TrafficBody traffic, ReadTrafficBody(body));
+  return engine.PostTraffic(who, id, std::move(traffic));
+}
+
+Result<Json> WhatIf(Engine& engine, const Principal& who, const Json& body) {
+  if (WhatIfChangesServices(body)) {
+    ORDO_RETURN_IF_ERROR(engine.Permit(who, Engine::AdminAction::kWhatIfServices));
+  }
+  ORDO_ASSIGN_OR_RETURN(
+      WhatIfRequest request,
+      ReadWhatIfBody(body, engine.config(), JobReadOptions(),
+                     engine.options().max_whatif_time_limit_s, engine.stopping()));
+  return engine.WhatIf(who, std::move(request));
+}
+
+Result<Json> Advance(Engine& engine, const Principal& who, const Json& body) {
+  ORDO_ASSIGN_OR_RETURN(const int steps, ReadAdvanceBody(body, engine.options().max_advance_steps));
+  return engine.Advance(who, steps);
+}
+
+}  // namespace api
+
+void HttpServer::AddRoute(Route route) { routes_.push_back(std::move(route)); }
+
+// Each route reads its input (the body through codec.h, the query here) and hands the engine a
+// typed request; permission for an admin-only route is asked before its body is read.
+void HttpServer::AddJobRoutes() {
+  Engine* e = &engine_;
+  using Kind = Route::Kind;
+  using Id = const std::string&;
+  AddRoute({"POST", Kind::kExact, "/v1/jobs", "", "/v1/jobs",
+            JsonRoute(201, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::SubmitJob(*e, who, body);
+            })});
+  AddRoute({"GET", Kind::kExact, "/v1/jobs", "", "/v1/jobs",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              JobFilter filter;
+              if (const std::string* state = req.Param("state")) {
+                filter.state = ParseJobState(*state);
+                if (!filter.state) {
+                  return FailInput("state", "must be pending, running, done or cancelled");
+                }
+              }
+              ORDO_ASSIGN_OR_RETURN(const int64_t limit, QueryInt(req, "limit", 1000, 1, 10'000));
+              filter.limit = static_cast<size_t>(limit);
+              ORDO_ASSIGN_OR_RETURN(filter.after_seq, QueryInt(req, "cursor", 0, 0, INT64_MAX));
+              return e->ListJobs(who, filter);
+            })});
+  AddRoute({"GET", Kind::kId, "/v1/jobs/", "", "/v1/jobs/{id}",
+            JsonRoute(200, [e](const Principal& who, const Request&, Id id) {
+              return e->GetJob(who, id);
+            })});
+  AddRoute({"DELETE", Kind::kId, "/v1/jobs/", "", "/v1/jobs/{id}",
+            JsonRoute(200, [e](const Principal& who, const Request&, Id id) {
+              return e->CancelJob(who, id);
+            })});
+}
+
+void HttpServer::AddServiceRoutes() {
+  Engine* e = &engine_;
+  using Kind = Route::Kind;
+  using Id = const std::string&;
+  AddRoute({"POST", Kind::kExact, "/v1/services", "", "/v1/services",
+            JsonRoute(201, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::PutService(*e, who, body, std::nullopt, /*create=*/true);
+            })});
+  AddRoute({"GET", Kind::kExact, "/v1/services", "", "/v1/services",
+            JsonRoute(200, [e](const Principal& who, const Request&, Id) {
+              return e->ListServices(who);
+            })});
+  AddRoute({"GET", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
+            JsonRoute(200, [e](const Principal& who, const Request&, Id id) {
+              return e->GetService(who, id);
+            })});
+  AddRoute({"PUT", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::PutService(*e, who, body, id, /*create=*/false);
+            })});
+  AddRoute({"POST", Kind::kId, "/v1/services/", "/traffic", "/v1/services/{id}/traffic",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::PostTraffic(*e, who, id, body);
+            })});
+}
+
+void HttpServer::AddPlanRoutes() {
+  Engine* e = &engine_;
+  using Kind = Route::Kind;
+  using Id = const std::string&;
+  AddRoute(
+      {"GET", Kind::kExact, "/v1/plan", "", "/v1/plan",
+       JsonRoute(200, [e](const Principal& who, const Request&, Id) { return e->PlanJson(who); })});
+  AddRoute({"GET", Kind::kExact, "/v1/plan/committed", "", "/v1/plan/committed",
+            JsonRoute(200, [e](const Principal& who, const Request&, Id) {
+              return e->CommittedJson(who);
+            })});
+  AddRoute(
+      {"GET", Kind::kExact, "/v1/plan/history", "", "/v1/plan/history",
+       JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+         ORDO_ASSIGN_OR_RETURN(const int64_t to, QueryInt(req, "to", e->NextStep(), 0, INT64_MAX));
+         ORDO_ASSIGN_OR_RETURN(const int64_t from,
+                               QueryInt(req, "from", std::max<int64_t>(0, to - 24), 0, INT64_MAX));
+         return e->HistoryJson(who, from, to);
+       })});
+  AddRoute({"POST", Kind::kExact, "/v1/whatif", "", "/v1/whatif",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::WhatIf(*e, who, body);
+            })});
+  AddRoute({"POST", Kind::kExact, "/v1/clock/advance", "", "/v1/clock/advance",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
+              return api::Advance(*e, who, body);
+            })});
+  AddRoute({"GET", Kind::kExact, "/v1/dashboard", "", "/v1/dashboard",
+            JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
+              ORDO_ASSIGN_OR_RETURN(
+                  const int64_t history,
+                  QueryInt(req, "history", 48, 0, static_cast<int64_t>(kRecentSteps)));
+              return e->DashboardJson(who, static_cast<int>(history));
+            })});
+}
+
 HttpServer::HttpServer(Engine& engine, Logger& log, HttpOptions options)
     : engine_(engine), log_(log), options_(std::move(options)) {
   Engine* e = &engine_;
   using Kind = Route::Kind;
-  // A route answering JSON with `ok_status` on success.
-  auto json = [](int ok_status, auto fn) {
-    return [ok_status, fn = std::move(fn)](const Principal& who, const Request& req,
-                                           const std::string& id) -> ApiResult<Response> {
-      ApiResult<Json> result = fn(who, req, id);
-      if (!result) return tl::unexpected(std::move(result.error()));
-      return JsonResponse(ok_status, *result);
-    };
-  };
-  auto add = [this](std::string method, Kind kind, std::string prefix, std::string suffix,
-                    std::string name, auto fn) {
-    routes_.push_back(Route{std::move(method), kind, std::move(prefix), std::move(suffix),
-                            std::move(name), std::move(fn)});
-  };
-  using Id = const std::string&;
-
-  add("GET", Kind::kExact, "/v1/health", "", "/v1/health",
-      json(200, [e](const Principal&, const Request&, Id) -> ApiResult<Json> {
-        return e->HealthJson();
-      }));
+  AddRoute(
+      {"GET", Kind::kExact, "/v1/health", "", "/v1/health",
+       JsonRoute(200, [e](const Principal&, const Request&, const std::string&) -> Result<Json> {
+         return e->HealthJson();
+       })});
   // Metrics are text, not JSON, with the same authentication.
-  add("GET", Kind::kExact, "/metrics", "", "/metrics",
-      [e](const Principal& who, const Request&, Id) -> ApiResult<Response> {
-        if (!who.admin) return ApiFail(403, "", "metrics cover every tenant: use the admin token");
-        Response res;
-        res.content_type = "text/plain; version=0.0.4; charset=utf-8";
-        res.body = e->MetricsText();
-        return res;
-      });
-  add("POST", Kind::kExact, "/v1/jobs", "", "/v1/jobs",
-      json(201, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        return e->SubmitJob(who, *body);
-      }));
-  add("GET", Kind::kExact, "/v1/jobs", "", "/v1/jobs",
-      json(200, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        JobFilter filter;
-        if (const std::string* state = req.Param("state")) {
-          filter.state = ParseJobState(*state);
-          if (!filter.state) {
-            return ApiFail(400, "state", "must be pending, running, done or cancelled");
-          }
-        }
-        auto limit = QueryInt(req, "limit", 1000, 1, 10'000);
-        if (!limit) return tl::unexpected(limit.error());
-        filter.limit = static_cast<size_t>(*limit);
-        auto cursor = QueryInt(req, "cursor", 0, 0, INT64_MAX);
-        if (!cursor) return tl::unexpected(cursor.error());
-        filter.after_seq = *cursor;
-        return e->ListJobs(who, filter);
-      }));
-  add("GET", Kind::kId, "/v1/jobs/", "", "/v1/jobs/{id}",
-      json(200, [e](const Principal& who, const Request&, Id id) { return e->GetJob(who, id); }));
-  add("DELETE", Kind::kId, "/v1/jobs/", "", "/v1/jobs/{id}",
-      json(200,
-           [e](const Principal& who, const Request&, Id id) { return e->CancelJob(who, id); }));
-
-  add("POST", Kind::kExact, "/v1/services", "", "/v1/services",
-      json(201, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        return e->PutService(who, *body, std::nullopt, /*create=*/true);
-      }));
-  add("GET", Kind::kExact, "/v1/services", "", "/v1/services",
-      json(200, [e](const Principal& who, const Request&, Id) { return e->ListServices(who); }));
-  add("GET", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
-      json(200,
-           [e](const Principal& who, const Request&, Id id) { return e->GetService(who, id); }));
-  add("PUT", Kind::kId, "/v1/services/", "", "/v1/services/{id}",
-      json(200, [e](const Principal& who, const Request& req, Id id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        return e->PutService(who, *body, id, /*create=*/false);
-      }));
-  add("POST", Kind::kId, "/v1/services/", "/traffic", "/v1/services/{id}/traffic",
-      json(200, [e](const Principal& who, const Request& req, Id id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        return e->PostTraffic(who, id, *body);
-      }));
-
-  add("GET", Kind::kExact, "/v1/plan", "", "/v1/plan",
-      json(200, [e](const Principal& who, const Request&, Id) { return e->PlanJson(who); }));
-  add("GET", Kind::kExact, "/v1/plan/committed", "", "/v1/plan/committed",
-      json(200, [e](const Principal& who, const Request&, Id) { return e->CommittedJson(who); }));
-  add("GET", Kind::kExact, "/v1/plan/history", "", "/v1/plan/history",
-      json(200, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        const int64_t next = e->NextStep();
-        auto to = QueryInt(req, "to", next, 0, INT64_MAX);
-        if (!to) return tl::unexpected(to.error());
-        auto from = QueryInt(req, "from", std::max<int64_t>(0, *to - 24), 0, INT64_MAX);
-        if (!from) return tl::unexpected(from.error());
-        return e->HistoryJson(who, *from, *to);
-      }));
-  add("POST", Kind::kExact, "/v1/whatif", "", "/v1/whatif",
-      json(200, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        return e->WhatIf(who, *body);
-      }));
-  add("POST", Kind::kExact, "/v1/clock/advance", "", "/v1/clock/advance",
-      json(200, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        auto body = ParseBody(req);
-        if (!body) return body;
-        auto obj = io::internal::ObjectReader::Make(*body, "", "a clock advance");
-        if (!obj) return ApiFail(obj.error());
-        if (auto ok = obj->AllowOnly({"steps"}); !ok) return ApiFail(ok.error());
-        auto steps = obj->Int("steps", 1, e->options().max_advance_steps);
-        if (!steps) return ApiFail(steps.error());
-        return e->Advance(who, static_cast<int>(*steps));
-      }));
-  add("GET", Kind::kExact, "/v1/dashboard", "", "/v1/dashboard",
-      json(200, [e](const Principal& who, const Request& req, Id) -> ApiResult<Json> {
-        auto history = QueryInt(req, "history", 48, 0, static_cast<int64_t>(kRecentSteps));
-        if (!history) return tl::unexpected(history.error());
-        return e->DashboardJson(who, static_cast<int>(*history));
-      }));
-
-  // A path under /v1/jobs/ or /v1/services/ whose id is not a valid id: 400 naming it (after
-  // authentication, as any API route), rather than "no such route". Listed after the routes
-  // above, so only what they did not match arrives here.
-  auto bad_id = [](const Principal&, const Request& req, Id rest) -> ApiResult<Response> {
-    std::string got = rest;
-    if (IsSafeId(got.substr(0, got.find('/')), kMaxIdLength)) {
-      // The id is fine; the method or the rest of the path is not a route.
-      return ApiFail(404, "", "no such route: " + req.method + " " + req.path);
-    }
-    if (got.size() > 40) got = got.substr(0, 40) + "...";
-    return ApiFail(400, "id",
-                   "must be 1 to 128 letters, digits, '.', '_', '-' or ':' (got \"" + got + "\")");
-  };
+  AddRoute({"GET", Kind::kExact, "/metrics", "", "/metrics",
+            [e](const Principal& who, const Request&, const std::string&) -> Result<Response> {
+              ORDO_RETURN_IF_ERROR(e->Permit(who, Engine::AdminAction::kReadMetrics));
+              Response res;
+              res.content_type = "text/plain; version=0.0.4; charset=utf-8";
+              res.body = e->MetricsText();
+              return res;
+            }});
+  AddJobRoutes();
+  AddServiceRoutes();
+  AddPlanRoutes();
+  // Listed after the routes above, so only what they did not match arrives here.
   for (const char* prefix : {"/v1/jobs/", "/v1/services/"}) {
     for (const char* method : {"GET", "DELETE", "PUT", "POST"}) {
-      add(method, Kind::kUnder, prefix, "", std::string(prefix) + "{id}", bad_id);
+      AddRoute({method, Kind::kUnder, prefix, "", std::string(prefix) + "{id}", BadId});
     }
   }
 
@@ -360,7 +442,7 @@ std::optional<Response> HttpServer::OnHead(const Request& head) {
   if (match.route == nullptr) {
     engine_.http_requests().Inc(
         Labels({{"route", "other"}, {"method", head.method}, {"code", "404"}}));
-    return ErrorResponse(404, InvalidInput("", "no such route: " + head.method + " " + head.path));
+    return ErrorResponse(NoSuchRoute(head));
   }
   if (Authenticate(head)) return std::nullopt;
   // Refused before the body is read: an unauthenticated client cannot make the server read, or
@@ -379,15 +461,14 @@ Response HttpServer::Handle(const Request& request) {
     std::optional<Response> early = OnHead(request);
     return early ? std::move(*early) : Unauthorized(false);
   }
-  ApiResult<Response> result = [&]() -> ApiResult<Response> {
+  Result<Response> result = [&]() -> Result<Response> {
     try {
       return match.route->fn(*principal, request, match.id);
     } catch (const std::exception& ex) {
-      return ApiFail(500, "", std::string("internal error: ") + ex.what());
+      return Fail(Error{ErrorCode::kInternal, "", std::string("internal error: ") + ex.what()});
     }
   }();
-  Response res =
-      result ? std::move(*result) : ErrorResponse(result.error().status, result.error().error);
+  Response res = result ? std::move(*result) : ErrorResponse(result.error());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Record(request, match.route->name, principal->name, res.status, seconds);
@@ -397,7 +478,8 @@ Response HttpServer::Handle(const Request& request) {
 Response HttpServer::Refuse(int status, std::string_view field, std::string_view message) {
   engine_.http_requests().Inc(
       Labels({{"route", "other"}, {"method", "-"}, {"code", std::to_string(status)}}));
-  return ErrorResponse(status, InvalidInput(std::string(field), std::string(message)));
+  // The transport's refusals (framing, limits, deadlines) come with their status.
+  return JsonResponse(status, ErrorJson(InvalidInput(std::string(field), std::string(message))));
 }
 
 Result<int> HttpServer::Bind() { return server_->Bind(options_.host, options_.port); }

@@ -60,6 +60,10 @@ class HttpServer {
   struct Match;
   /// The route for a method and a decoded path; its `route` is null when none.
   Match Find(const http::Request& request) const;
+  void AddRoute(Route route);
+  void AddJobRoutes();
+  void AddServiceRoutes();
+  void AddPlanRoutes();
   std::optional<Principal> Authenticate(const http::Request& request) const;
   void Record(const http::Request& request, const std::string& route, const std::string& who,
               int status, double seconds);
@@ -70,6 +74,24 @@ class HttpServer {
   std::vector<Route> routes_;
   std::unique_ptr<http::Server> server_;
 };
+
+/// The HTTP status of an error code: the one mapping from the engine's and the codec's errors to
+/// statuses (pinned in tests/unit/service/http_test.cc; every route's error paths in
+/// api_errors_test.cc).
+int HttpStatus(ErrorCode code);
+
+/// What the routes with a body do before the engine: read the body (codec.h), after asking the
+/// engine's Permit when the route, or the body's content, is the admin's. The routes call these
+/// with the parsed body; unit tests drive the engine through them as a client would.
+namespace api {
+Result<nlohmann::json> SubmitJob(Engine& engine, const Principal& who, const nlohmann::json& body);
+Result<nlohmann::json> PutService(Engine& engine, const Principal& who, const nlohmann::json& body,
+                                  std::optional<std::string_view> path_id, bool create);
+Result<nlohmann::json> PostTraffic(Engine& engine, const Principal& who, std::string_view id,
+                                   const nlohmann::json& body);
+Result<nlohmann::json> WhatIf(Engine& engine, const Principal& who, const nlohmann::json& body);
+Result<nlohmann::json> Advance(Engine& engine, const Principal& who, const nlohmann::json& body);
+}  // namespace api
 
 /// "host:port" -> host and port ("127.0.0.1:0" gives port 0). Errors name `--listen`.
 [[nodiscard]] Result<std::pair<std::string, int>> ParseListen(const std::string& text);

@@ -12,6 +12,19 @@ using Json = nlohmann::json;
 
 constexpr double kMaxRate = 1e12;
 constexpr double kMaxHeadroom = 100;
+constexpr size_t kMaxTrafficSamples = 100'000;
+constexpr double kMaxUnixTime = 1e11;
+constexpr double kMaxSampleRate = 1e15;
+constexpr size_t kMaxWhatIfJobs = 10'000;
+constexpr size_t kMaxWhatIfServices = 1000;
+constexpr size_t kMaxPolicyName = 64;
+
+// An entry's error under its list's path: `jobs[2]` + `gpus` -> `jobs[2].gpus`; `jobs[2]` + ""
+// (the entry itself) -> `jobs[2]`.
+Error Nested(Error error, const std::string& parent) {
+  error.field = error.field.empty() ? parent : io::internal::FieldPath(parent, error.field);
+  return error;
+}
 
 // The scenario a body is wrapped into: the config's grid and cluster, one job or one service.
 Json Wrapper(const ServiceConfig& config) {
@@ -210,6 +223,96 @@ Result<ServiceBody> ReadServiceSpec(std::string_view text, const ServiceConfig& 
   auto doc = io::ParseDocument(text, false);
   if (!doc) return Fail(doc.error());
   return ReadServiceBody(*doc, config, std::nullopt);
+}
+
+Result<Json> ParseRequestBody(std::string_view body) {
+  if (body.empty()) return FailInput("", "the body must be a JSON object");
+  auto doc = io::ParseDocument(body, false);
+  if (!doc) return FailInput(doc.error().field, "invalid JSON: " + doc.error().message);
+  return std::move(*doc);
+}
+
+Result<TrafficBody> ReadTrafficBody(const Json& body) {
+  using io::internal::ObjectReader;
+  ORDO_ASSIGN_OR_RETURN(ObjectReader obj, ObjectReader::Make(body, "", "a traffic post"));
+  ORDO_RETURN_IF_ERROR(obj.AllowOnly({"samples"}));
+  ORDO_ASSIGN_OR_RETURN(const Json* list, obj.List("samples", kMaxTrafficSamples));
+  if (list->empty()) return FailInput("samples", "must list at least one sample");
+  TrafficBody out;
+  out.samples.reserve(list->size());
+  for (size_t k = 0; k < list->size(); ++k) {
+    const std::string path = io::internal::IndexPath("samples", k);
+    ORDO_ASSIGN_OR_RETURN(ObjectReader sample,
+                          ObjectReader::Make((*list)[k], path, "a traffic sample"));
+    ORDO_RETURN_IF_ERROR(sample.AllowOnly({"time", "rate"}));
+    const Json* time = sample.Find("time");
+    if (time == nullptr) return Fail(sample.Missing("time"));
+    forecast::RatePoint point;
+    if (time->is_string()) {
+      ORDO_ASSIGN_OR_RETURN(
+          point.time_s, forecast::ParseTimestamp(time->get<std::string>(), sample.Path("time")));
+    } else {
+      ORDO_ASSIGN_OR_RETURN(point.time_s,
+                            io::internal::ToNumber(*time, sample.Path("time"), 0, kMaxUnixTime));
+    }
+    ORDO_ASSIGN_OR_RETURN(point.rate, sample.Number("rate", 0, kMaxSampleRate));
+    if (!out.samples.empty() && point.time_s <= out.samples.back().time_s) {
+      return FailInput(sample.Path("time"), "times must increase from sample to sample");
+    }
+    out.samples.push_back(point);
+  }
+  return out;
+}
+
+Result<int> ReadAdvanceBody(const Json& body, int max_steps) {
+  using io::internal::ObjectReader;
+  ORDO_ASSIGN_OR_RETURN(ObjectReader obj, ObjectReader::Make(body, "", "a clock advance"));
+  ORDO_RETURN_IF_ERROR(obj.AllowOnly({"steps"}));
+  ORDO_ASSIGN_OR_RETURN(const int64_t steps, obj.Int("steps", 1, max_steps));
+  return static_cast<int>(steps);
+}
+
+bool WhatIfChangesServices(const Json& body) {
+  if (!body.is_object()) return false;
+  auto it = body.find("services");
+  return it != body.end() && it->is_array() && !it->empty();
+}
+
+Result<WhatIfRequest> ReadWhatIfBody(const Json& body, const ServiceConfig& config,
+                                     const io::ReadOptions& options, double max_time_limit_s,
+                                     const std::atomic<bool>* stop) {
+  using io::internal::IndexPath;
+  using io::internal::ObjectReader;
+  ORDO_ASSIGN_OR_RETURN(ObjectReader obj, ObjectReader::Make(body, "", "a what-if"));
+  ORDO_RETURN_IF_ERROR(obj.AllowOnly({"jobs", "cancel", "services", "policy", "time_limit_s"}));
+  WhatIfRequest out;
+  ORDO_ASSIGN_OR_RETURN(out.policy, obj.OptionalString("policy", kMaxPolicyName, false));
+  ORDO_ASSIGN_OR_RETURN(out.time_limit_s,
+                        obj.OptionalNumber("time_limit_s", 0, max_time_limit_s, true));
+  ORDO_ASSIGN_OR_RETURN(const Json* jobs, obj.OptionalList("jobs", kMaxWhatIfJobs));
+  for (size_t k = 0; jobs != nullptr && k < jobs->size(); ++k) {
+    // Reading 10,000 jobs takes a while: a shutdown does not wait for it.
+    if (k % 256 == 0 && stop != nullptr && *stop) {
+      return Fail(Error{ErrorCode::kUnavailable, "", "the service is shutting down"});
+    }
+    auto job = ReadJobBody((*jobs)[k], config, options);
+    if (!job) return Fail(Nested(job.error(), IndexPath("jobs", k)));
+    out.jobs.push_back(std::move(*job));
+  }
+  ORDO_ASSIGN_OR_RETURN(const Json* cancel, obj.OptionalList("cancel", kMaxWhatIfJobs));
+  for (size_t k = 0; cancel != nullptr && k < cancel->size(); ++k) {
+    ORDO_ASSIGN_OR_RETURN(
+        std::string id,
+        io::internal::ToString((*cancel)[k], IndexPath("cancel", k), kMaxIdLength, false));
+    out.cancel.push_back(std::move(id));
+  }
+  ORDO_ASSIGN_OR_RETURN(const Json* services, obj.OptionalList("services", kMaxWhatIfServices));
+  for (size_t k = 0; services != nullptr && k < services->size(); ++k) {
+    auto service = ReadServiceBody((*services)[k], config, std::nullopt);
+    if (!service) return Fail(Nested(service.error(), IndexPath("services", k)));
+    out.services.push_back(std::move(*service));
+  }
+  return out;
 }
 
 Json ErrorJson(const Error& error) {

@@ -21,8 +21,8 @@ namespace ordo::service {
 using Json = nlohmann::json;
 
 struct Engine::Op {
-  std::function<ApiResult<Json>(Txn&)> run;
-  std::promise<ApiResult<Json>> promise;
+  std::function<Result<Json>(Txn&)> run;
+  std::promise<Result<Json>> promise;
 };
 
 /// One group commit: the writer's working state and what changed in it, to publish afterwards.
@@ -37,8 +37,6 @@ struct Engine::Txn {
 
 namespace {
 
-constexpr size_t kMaxTrafficSamples = 100'000;
-
 double SystemNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -48,6 +46,15 @@ std::string PriorityText(double priority) {
   std::ostringstream out;
   out << priority;
   return out.str();
+}
+
+Error Internal(std::string message) { return Error{ErrorCode::kInternal, "", std::move(message)}; }
+
+// A failure of the store or of the planners while a change is applied leaves the transaction and
+// the working state half-done: the writer abandons the whole batch. A request refused on its
+// merits (any other code) changed nothing.
+bool AbandonsBatch(const Error& error) {
+  return error.code == ErrorCode::kInternal || error.code == ErrorCode::kIo;
 }
 
 std::chrono::steady_clock::duration Seconds(double s) {
@@ -220,7 +227,7 @@ void Engine::Start() {
   // service was down) are committed before Start returns, so the first request already sees them.
   if (!options_.manual_clock) {
     if (auto caught_up = CatchUp(); !caught_up) {
-      log_->Error("tick_failed", {{"error", caught_up.error().error.ToString()}});
+      log_->Error("tick_failed", {{"error", caught_up.error().ToString()}});
     }
   }
   fast_ = std::thread([this] { FastLoop(); });
@@ -252,7 +259,8 @@ void Engine::Stop() {
   // Anything left in the queue is answered, never dropped silently.
   std::lock_guard lock(queue_mutex_);
   while (!queue_.empty()) {
-    queue_.front()->promise.set_value(ApiFail(503, "", "the service is shutting down"));
+    queue_.front()->promise.set_value(
+        Fail(Error{ErrorCode::kUnavailable, "", "the service is shutting down"}));
     queue_.pop_front();
   }
   started_ = false;
@@ -266,13 +274,15 @@ void Engine::StopPlanning() {
 // ---------------------------------------------------------------------------------------------
 // The writer.
 
-ApiResult<Json> Engine::Enqueue(std::function<ApiResult<Json>(Txn&)> run) {
+Result<Json> Engine::Enqueue(std::function<Result<Json>(Txn&)> run) {
   auto op = std::make_unique<Op>();
   op->run = std::move(run);
-  std::future<ApiResult<Json>> future = op->promise.get_future();
+  std::future<Result<Json>> future = op->promise.get_future();
   {
     std::lock_guard lock(queue_mutex_);
-    if (stopping_ || !started_) return ApiFail(503, "", "the service is not accepting changes");
+    if (stopping_ || !started_) {
+      return Fail(Error{ErrorCode::kUnavailable, "", "the service is not accepting changes"});
+    }
     queue_.push_back(std::move(op));
   }
   queue_cv_.notify_one();
@@ -299,30 +309,28 @@ void Engine::WriterLoop() {
 void Engine::RunBatch(std::vector<std::unique_ptr<Op>>& batch) {
   const auto start = std::chrono::steady_clock::now();
   Txn txn{work_, *store_, {}, {}, 0, false};
-  std::vector<ApiResult<Json>> results;
+  std::vector<Result<Json>> results;
   results.reserve(batch.size());
-  std::optional<ApiError> abort;
+  std::optional<Error> abort;
   if (auto ok = store_->Begin(); !ok) {
-    abort = ApiError{500, ok.error()};
+    abort = ok.error();
   } else {
     for (auto& op : batch) {
-      ApiResult<Json> result = [&]() -> ApiResult<Json> {
+      Result<Json> result = [&]() -> Result<Json> {
         try {
           return op->run(txn);
         } catch (const std::exception& ex) {
-          return ApiFail(500, "", std::string("internal error: ") + ex.what());
+          return Fail(Internal(std::string("internal error: ") + ex.what()));
         }
       }();
-      // A request refused on its merits changed nothing; a failure of the store (5xx) leaves the
-      // transaction and the working state half-done, so the whole batch is abandoned.
-      if (!result && result.error().status >= 500) {
+      if (!result && AbandonsBatch(result.error())) {
         abort = result.error();
         break;
       }
       results.push_back(std::move(result));
     }
     if (!abort) {
-      if (auto ok = store_->Commit(); !ok) abort = ApiError{500, ok.error()};
+      if (auto ok = store_->Commit(); !ok) abort = ok.error();
     }
   }
   if (abort) {
@@ -331,12 +339,12 @@ void Engine::RunBatch(std::vector<std::unique_ptr<Op>>& batch) {
       std::shared_lock lock(state_mutex_);
       work_ = published_;
     }
-    log_->Error("commit_failed", {{"error", abort->error.ToString()}, {"requests", batch.size()}});
+    log_->Error("commit_failed", {{"error", abort->ToString()}, {"requests", batch.size()}});
     for (auto& op : batch) {
-      ApiError error = *abort;
-      error.status = 500;
-      error.error.message = "not stored: " + error.error.message;
-      op->promise.set_value(tl::unexpected<ApiError>(std::move(error)));
+      Error error = *abort;
+      error.code = ErrorCode::kInternal;
+      error.message = "not stored: " + error.message;
+      op->promise.set_value(Fail(std::move(error)));
     }
     return;
   }
@@ -399,33 +407,52 @@ io::ReadOptions JobReadOptions() {
   return read;
 }
 
-ApiResult<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,
-                                         const std::string& field) const {
+Result<void> Engine::Permit(const Principal& who, AdminAction action) const {
+  if (who.admin) return {};
+  const char* field = "";
+  const char* why = "";
+  switch (action) {
+    case AdminAction::kChangeServices:
+      why = "registering or changing a service needs the admin token";
+      break;
+    case AdminAction::kWhatIfServices:
+      field = "services";
+      why = "changing services needs the admin token";
+      break;
+    case AdminAction::kPostTraffic:
+      why = "posting traffic needs the admin token";
+      break;
+    case AdminAction::kAdvanceClock:
+      why = "advancing the clock needs the admin token";
+      break;
+    case AdminAction::kReadMetrics:
+      why = "metrics cover every tenant: use the admin token";
+      break;
+  }
+  return Fail(Error{ErrorCode::kPermissionDenied, field, why});
+}
+
+Result<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,
+                                      const std::string& field) const {
   const Tenant* tenant = config_.FindTenant(who.name);
   if (tenant == nullptr || !tenant->max_priority || job.priority <= *tenant->max_priority) {
     return {};
   }
-  return ApiFail(400, field,
-                 "is above tenant " + tenant->name + "'s max_priority (" +
-                     PriorityText(job.priority) + " > " + PriorityText(*tenant->max_priority) +
-                     ")");
+  return FailInput(field, "is above tenant " + tenant->name + "'s max_priority (" +
+                              PriorityText(job.priority) + " > " +
+                              PriorityText(*tenant->max_priority) + ")");
 }
 
-ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
-  auto parsed = ReadJobBody(body, config_, JobReadOptions());
-  if (!parsed) return ApiFail(parsed.error());
-  if (auto ok = CheckPriorityCap(who, parsed->job, "priority"); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  if (auto ok = CheckCanEverRunNow(parsed->job); !ok) return ApiFail(ok.error());
+Result<Json> Engine::SubmitJob(const Principal& who, JobBody job_body) {
+  ORDO_RETURN_IF_ERROR(CheckPriorityCap(who, job_body.job, "priority"));
+  ORDO_RETURN_IF_ERROR(CheckCanEverRunNow(job_body.job));
   const double now = Now();
-  JobBody job_body = std::move(*parsed);
-  return Enqueue([this, who, job_body = std::move(job_body), now](Txn& txn) -> ApiResult<Json> {
+  return Enqueue([this, who, job_body = std::move(job_body), now](Txn& txn) -> Result<Json> {
     State& work = txn.work;
     if (work.active.size() >= options_.max_active_jobs) {
-      return ApiFail(429, "",
-                     "the queue is full (" + std::to_string(options_.max_active_jobs) +
-                         " pending or running jobs)");
+      return Fail(Error{ErrorCode::kResourceExhausted, "",
+                        "the queue is full (" + std::to_string(options_.max_active_jobs) +
+                            " pending or running jobs)"});
     }
     JobRecord record;
     record.job = job_body.job;
@@ -435,7 +462,8 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
       if (work.FindJob(QualifiedJobId(who.name, local)) != nullptr) {
         // A retry of an acknowledged submission gets this answer, so submitting with an id is
         // idempotent; it concerns the caller's own job only.
-        return ApiFail(409, "id", "you already have a job with id \"" + local + "\"");
+        return Fail(
+            Error{ErrorCode::kConflict, "id", "you already have a job with id \"" + local + "\""});
       }
     } else {
       int64_t& next = work.next_generated_id[who.name];
@@ -444,7 +472,7 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
         local = "job-" + std::to_string(next++);
       } while (work.FindJob(QualifiedJobId(who.name, local)) != nullptr);
       if (auto ok = txn.store.SetNextGeneratedId(who.name, next); !ok) {
-        return ApiFail(500, "", ok.error().ToString());
+        return Fail(Internal(ok.error().ToString()));
       }
     }
     record.job.id = QualifiedJobId(who.name, local);
@@ -454,7 +482,7 @@ ApiResult<Json> Engine::SubmitJob(const Principal& who, const Json& body) {
     record.state = JobState::kPending;
     const std::string spec = JobSpecJson(record.job).dump();
     auto seq = txn.store.InsertJob(record, spec);
-    if (!seq) return ApiFail(500, "", seq.error().ToString());
+    if (!seq) return Fail(Internal(seq.error().ToString()));
     record.seq = *seq;
     work.PutJob(std::move(record));
     txn.changed_jobs.insert(*seq);
@@ -479,16 +507,16 @@ Result<void> Engine::CheckCanEverRunNow(const Job& job) const {
   return policy::CheckCanEverRun(floors, job);
 }
 
-ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {
+Result<Json> Engine::CancelJob(const Principal& who, std::string_view id_view) {
   std::string id(id_view);
   const std::string qualified = ResolveJobId(who, id);
-  auto result = Enqueue([this, who, id, qualified](Txn& txn) -> ApiResult<Json> {
+  auto result = Enqueue([this, who, id, qualified](Txn& txn) -> Result<Json> {
     JobRecord* record = txn.work.FindJob(qualified);
     if (record == nullptr || !CanSee(who, *record)) {
-      return ApiFail(404, "id", "no job \"" + id + "\"");
+      return Fail(Error{ErrorCode::kNotFound, "id", "no job \"" + id + "\""});
     }
     if (record->state == JobState::kDone) {
-      return ApiFail(409, "id", "job \"" + id + "\" is done");
+      return Fail(Error{ErrorCode::kConflict, "id", "job \"" + id + "\" is done"});
     }
     if (record->state == JobState::kCancelled) {
       return Json{{"id", id}, {"state", "cancelled"}};
@@ -497,7 +525,7 @@ ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view
     updated.state = JobState::kCancelled;
     // It held its GPUs through the current step, which is committed; they are free from the next.
     updated.finished_step = txn.work.next_step;
-    if (auto ok = txn.store.UpdateJob(updated); !ok) return ApiFail(500, "", ok.error().ToString());
+    if (auto ok = txn.store.UpdateJob(updated); !ok) return Fail(Internal(ok.error().ToString()));
     const int64_t seq = updated.seq;
     txn.work.PutJob(std::move(updated));
     txn.changed_jobs.insert(seq);
@@ -508,138 +536,104 @@ ApiResult<Json> Engine::CancelJob(const Principal& who, std::string_view id_view
   return result;
 }
 
-ApiResult<Json> Engine::PutService(const Principal& who, const Json& body,
-                                   std::optional<std::string_view> path_id, bool create) {
-  if (!who.admin)
-    return ApiFail(403, "", "registering or changing a service needs the admin token");
-  auto parsed = ReadServiceBody(body, config_, path_id);
-  if (!parsed) return ApiFail(parsed.error());
-  ServiceBody service_body = std::move(*parsed);
-  return Enqueue(
-      [this, service_body = std::move(service_body), create](Txn& txn) -> ApiResult<Json> {
-        State& work = txn.work;
-        const std::string& id = service_body.service.id;
-        const ServiceRecord* existing = work.FindService(id);
-        // Service ids are cluster-wide and apart from the tenants' job ids (state.h).
-        if (create && existing != nullptr) {
-          return ApiFail(409, "id", "a service with id \"" + id + "\" already exists");
-        }
-        if (!create && existing == nullptr) return ApiFail(404, "id", "no service \"" + id + "\"");
-        ServiceRecord record;
-        if (existing != nullptr) {
-          record = *existing;  // keeps the seq, the committed GPUs, the forecaster
-        } else {
-          int64_t seq = 0;
-          for (const ServiceRecord& s : work.services) seq = std::max(seq, s.seq);
-          record.seq = seq + 1;
-        }
-        record.service = service_body.service;
-        record.traffic = service_body.traffic;
-        if (record.traffic && record.forecaster &&
-            record.forecaster->options().method != record.traffic->method) {
-          // A changed `forecast.method` refits the posted traffic with the new method.
-          auto switched = std::make_shared<forecast::DemandForecaster>(*record.forecaster);
-          if (auto ok = switched->SetMethod(record.traffic->method); !ok) {
-            return ApiFail(400, "forecast.method", ok.error().message);
-          }
-          record.forecaster = std::move(switched);
-        }
-        record.anchor_step = work.next_step;
-        RefreshForecast(record, work.next_step, work.origin_unix);
-
-        // The world with this service must still admit a legal plan. BuildScenario lists services
-        // in the state's order, so the service's index in the scenario is its index in
-        // work.services.
-        Scenario trial = BuildScenario(work, frame(), /*new_starts=*/false);
-        Service candidate = record.service;
-        for (int t = 0; t < config_.base.horizon_steps; ++t) {
-          candidate.demand[t] = record.DemandAt(work.next_step + t);
-        }
-        if (record.committed_gpus) candidate.current_gpus = record.committed_gpus;
-        size_t index = trial.services.size();
-        for (size_t i = 0; i < trial.services.size(); ++i) {
-          if (trial.services[i].id == id) index = i;
-        }
-        if (index == trial.services.size()) {
-          trial.services.push_back(std::move(candidate));
-        } else {
-          trial.services[index] = std::move(candidate);
-        }
-        if (auto ok = ValidateScenario(trial); !ok) {
-          Error error = ok.error();
-          const std::string prefix = "services[" + std::to_string(index) + "]";
-          if (error.field.rfind(prefix + ".", 0) == 0) {
-            error.field = error.field.substr(prefix.size() + 1);
-          } else if (error.field == prefix) {
-            error.field.clear();
-          }
-          error.message =
-              "the cluster cannot hold this service beside the running jobs and the other "
-              "services: " +
-              error.message;
-          return ApiFail(400, error.field, error.message);
-        }
-        const std::string spec = ServiceSpecJson(record.service, record.traffic).dump();
-        if (auto ok = txn.store.PutService(record, spec); !ok) {
-          return ApiFail(500, "", ok.error().ToString());
-        }
-        if (ServiceRecord* target = work.FindService(id)) {
-          *target = record;
-        } else {
-          work.services.push_back(record);
-        }
-        txn.changed_services.insert(id);
-        txn.changed = true;
-        Json out = ServiceSpecJson(record.service, record.traffic);
-        return out;
-      });
+Result<void> Engine::CheckServiceFits(const State& work, const ServiceRecord& record) const {
+  // BuildScenario lists services in the state's order, so the service's index in the scenario is
+  // its index in work.services.
+  Scenario trial = BuildScenario(work, frame(), /*new_starts=*/false);
+  Service candidate = record.service;
+  for (int t = 0; t < config_.base.horizon_steps; ++t) {
+    candidate.demand[t] = record.DemandAt(work.next_step + t);
+  }
+  if (record.committed_gpus) candidate.current_gpus = record.committed_gpus;
+  size_t index = trial.services.size();
+  for (size_t i = 0; i < trial.services.size(); ++i) {
+    if (trial.services[i].id == record.service.id) index = i;
+  }
+  if (index == trial.services.size()) {
+    trial.services.push_back(std::move(candidate));
+  } else {
+    trial.services[index] = std::move(candidate);
+  }
+  auto ok = ValidateScenario(trial);
+  if (ok) return {};
+  Error error = ok.error();
+  const std::string prefix = "services[" + std::to_string(index) + "]";
+  if (error.field.rfind(prefix + ".", 0) == 0) {
+    error.field = error.field.substr(prefix.size() + 1);
+  } else if (error.field == prefix) {
+    error.field.clear();
+  }
+  return FailInput(error.field,
+                   "the cluster cannot hold this service beside the running jobs and the other "
+                   "services: " +
+                       error.message);
 }
 
-ApiResult<Json> Engine::PostTraffic(const Principal& who, std::string_view id_view,
-                                    const Json& body) {
-  if (!who.admin) return ApiFail(403, "", "posting traffic needs the admin token");
-  using io::internal::ObjectReader;
-  auto obj = ObjectReader::Make(body, "", "a traffic post");
-  if (!obj) return ApiFail(obj.error());
-  if (auto ok = obj->AllowOnly({"samples"}); !ok) return ApiFail(ok.error());
-  auto list = obj->List("samples", kMaxTrafficSamples);
-  if (!list) return ApiFail(list.error());
-  if ((*list)->empty()) return ApiFail(400, "samples", "must list at least one sample");
-  std::vector<forecast::RatePoint> points;
-  points.reserve((*list)->size());
-  for (size_t k = 0; k < (*list)->size(); ++k) {
-    const std::string path = io::internal::IndexPath("samples", k);
-    auto sample = ObjectReader::Make((**list)[k], path, "a traffic sample");
-    if (!sample) return ApiFail(sample.error());
-    if (auto ok = sample->AllowOnly({"time", "rate"}); !ok) return ApiFail(ok.error());
-    const Json* time = sample->Find("time");
-    if (time == nullptr) return ApiFail(sample->Missing("time"));
-    forecast::RatePoint point;
-    if (time->is_string()) {
-      auto t = forecast::ParseTimestamp(time->get<std::string>(), sample->Path("time"));
-      if (!t) return ApiFail(t.error());
-      point.time_s = *t;
+Result<Json> Engine::PutService(const Principal& who, ServiceBody service_body, bool create) {
+  ORDO_RETURN_IF_ERROR(Permit(who, AdminAction::kChangeServices));
+  return Enqueue([this, service_body = std::move(service_body), create](Txn& txn) -> Result<Json> {
+    State& work = txn.work;
+    const std::string& id = service_body.service.id;
+    const ServiceRecord* existing = work.FindService(id);
+    // Service ids are cluster-wide and apart from the tenants' job ids (state.h).
+    if (create && existing != nullptr) {
+      return Fail(
+          Error{ErrorCode::kConflict, "id", "a service with id \"" + id + "\" already exists"});
+    }
+    if (!create && existing == nullptr) {
+      return Fail(Error{ErrorCode::kNotFound, "id", "no service \"" + id + "\""});
+    }
+    ServiceRecord record;
+    if (existing != nullptr) {
+      record = *existing;  // keeps the seq, the committed GPUs, the forecaster
     } else {
-      auto t = io::internal::ToNumber(*time, sample->Path("time"), 0, 1e11);
-      if (!t) return ApiFail(t.error());
-      point.time_s = *t;
+      int64_t seq = 0;
+      for (const ServiceRecord& s : work.services) seq = std::max(seq, s.seq);
+      record.seq = seq + 1;
     }
-    auto rate = sample->Number("rate", 0, 1e15);
-    if (!rate) return ApiFail(rate.error());
-    point.rate = *rate;
-    if (!points.empty() && point.time_s <= points.back().time_s) {
-      return ApiFail(400, sample->Path("time"), "times must increase from sample to sample");
+    record.service = service_body.service;
+    record.traffic = service_body.traffic;
+    if (record.traffic && record.forecaster &&
+        record.forecaster->options().method != record.traffic->method) {
+      // A changed `forecast.method` refits the posted traffic with the new method.
+      auto switched = std::make_shared<forecast::DemandForecaster>(*record.forecaster);
+      if (auto ok = switched->SetMethod(record.traffic->method); !ok) {
+        return FailInput("forecast.method", ok.error().message);
+      }
+      record.forecaster = std::move(switched);
     }
-    points.push_back(point);
-  }
+    record.anchor_step = work.next_step;
+    RefreshForecast(record, work.next_step, work.origin_unix);
+    // The world with this service must still admit a legal plan.
+    ORDO_RETURN_IF_ERROR(CheckServiceFits(work, record));
+    const std::string spec = ServiceSpecJson(record.service, record.traffic).dump();
+    if (auto ok = txn.store.PutService(record, spec); !ok) {
+      return Fail(Internal(ok.error().ToString()));
+    }
+    if (ServiceRecord* target = work.FindService(id)) {
+      *target = record;
+    } else {
+      work.services.push_back(record);
+    }
+    txn.changed_services.insert(id);
+    txn.changed = true;
+    return ServiceSpecJson(record.service, record.traffic);
+  });
+}
+
+Result<Json> Engine::PostTraffic(const Principal& who, std::string_view id_view, TrafficBody body) {
+  ORDO_RETURN_IF_ERROR(Permit(who, AdminAction::kPostTraffic));
   std::string id(id_view);
-  return Enqueue([this, id, points = std::move(points)](Txn& txn) -> ApiResult<Json> {
+  std::vector<forecast::RatePoint> points = std::move(body.samples);
+  if (points.empty()) return FailInput("samples", "must list at least one sample");
+  return Enqueue([this, id, points = std::move(points)](Txn& txn) -> Result<Json> {
     ServiceRecord* existing = txn.work.FindService(id);
-    if (existing == nullptr) return ApiFail(404, "id", "no service \"" + id + "\"");
+    if (existing == nullptr) {
+      return Fail(Error{ErrorCode::kNotFound, "id", "no service \"" + id + "\""});
+    }
     if (existing->traffic_points > 0 && points.front().time_s <= existing->last_traffic_s) {
-      return ApiFail(400, "samples[0].time",
-                     "must be later than the latest sample already posted (" +
-                         IsoTime(existing->last_traffic_s) + ")");
+      return FailInput("samples[0].time", "must be later than the latest sample already posted (" +
+                                              IsoTime(existing->last_traffic_s) + ")");
     }
     // How wrong the forecaster was about these samples before learning from them.
     ForecastError error_now;
@@ -658,12 +652,11 @@ ApiResult<Json> Engine::PostTraffic(const Principal& who, std::string_view id_vi
                                 existing->traffic.value_or(TrafficDemand{}).ForecastOptions());
     auto fitted = forecaster->fitted() ? forecaster->Refit(points) : forecaster->Fit(points);
     if (!fitted) {
-      Error error = fitted.error();
-      return ApiFail(400, error.field,
-                     "the demand forecaster rejected the samples: " + error.message);
+      return FailInput(fitted.error().field,
+                       "the demand forecaster rejected the samples: " + fitted.error().message);
     }
     if (auto ok = txn.store.InsertTraffic(id, points); !ok) {
-      return ApiFail(500, "", ok.error().ToString());
+      return Fail(Internal(ok.error().ToString()));
     }
     existing->forecaster = std::move(forecaster);
     existing->traffic_points += static_cast<int64_t>(points.size());
@@ -707,16 +700,16 @@ void Engine::RefreshForecast(ServiceRecord& record, int64_t next_step, double or
   for (const forecast::DemandStep& s : *steps) record.forecast_demand.push_back(s.gpus);
 }
 
-ApiResult<Json> Engine::Advance(const Principal& who, int steps, double wait_for_plan_s) {
-  if (!who.admin) return ApiFail(403, "", "advancing the clock needs the admin token");
+Result<Json> Engine::Advance(const Principal& who, int steps, double wait_for_plan_s) {
+  ORDO_RETURN_IF_ERROR(Permit(who, AdminAction::kAdvanceClock));
   if (!options_.manual_clock) {
-    return ApiFail(409, "",
-                   "the service runs on the wall clock; start it with --manual-clock to "
-                   "advance the clock by hand");
+    return Fail(Error{ErrorCode::kConflict, "",
+                      "the service runs on the wall clock; start it with --manual-clock to "
+                      "advance the clock by hand"});
   }
   if (steps < 1 || steps > options_.max_advance_steps) {
-    return ApiFail(400, "steps",
-                   "must be an integer from 1 to " + std::to_string(options_.max_advance_steps));
+    return FailInput("steps",
+                     "must be an integer from 1 to " + std::to_string(options_.max_advance_steps));
   }
   auto result = Enqueue([this, steps](Txn& txn) {
     return DoAdvance(txn, txn.work.next_step + steps, std::numeric_limits<int64_t>::min());
@@ -730,13 +723,13 @@ ApiResult<Json> Engine::Advance(const Principal& who, int steps, double wait_for
   return result;
 }
 
-ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until) {
+Result<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until) {
   State& work = txn.work;
   const int64_t first = work.next_step;
   if (target <= first) return Json{{"step", first - 1}, {"next_step", first}, {"committed", 0}};
   auto fast = MakePolicy(options_.fast_policy);
   auto fallback = MakePolicy(options_.fallback_policy);
-  if (!fast || !fallback) return ApiFail(500, "", "cannot create the planners");
+  if (!fast || !fallback) return Fail(Internal("cannot create the planners"));
   PolicyOptions popts;
   popts.time_limit_s = options_.fast_time_limit_s;
   popts.stop = &planning_stop_;  // cuts every plan short on shutdown; the result is still checked
@@ -757,9 +750,8 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
       auto checked = SolveChecked(**fast, fallback->get(), kModeFast, planned, popts, &scenario);
       if (!checked) {
         plans_.Inc(Labels({{"mode", "commit"}, {"outcome", "failed"}}));
-        return ApiFail(500, "",
-                       "no legal plan to commit step " + std::to_string(work.next_step) + ": " +
-                           checked.error().ToString());
+        return Fail(Internal("no legal plan to commit step " + std::to_string(work.next_step) +
+                             ": " + checked.error().ToString()));
       }
       if (!checked->problem.empty()) {
         log_->Error("plan_replaced_by_fallback", {{"problem", checked->problem}});
@@ -773,18 +765,18 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
     RecordUsage(work, step, frame());
     for (const int64_t seq : changed) {
       if (auto ok = txn.store.UpdateJob(work.jobs.at(seq)); !ok) {
-        return ApiFail(500, "", ok.error().ToString());
+        return Fail(Internal(ok.error().ToString()));
       }
       txn.changed_jobs.insert(seq);
     }
     for (ServiceRecord& record : work.services) {
       if (auto ok = txn.store.SetCommittedGpus(record.service.id, record.committed_gpus); !ok) {
-        return ApiFail(500, "", ok.error().ToString());
+        return Fail(Internal(ok.error().ToString()));
       }
       RefreshForecast(record, work.next_step, work.origin_unix);
       txn.changed_services.insert(record.service.id);
     }
-    if (auto ok = txn.store.InsertStep(step); !ok) return ApiFail(500, "", ok.error().ToString());
+    if (auto ok = txn.store.InsertStep(step); !ok) return Fail(Internal(ok.error().ToString()));
     ++txn.new_steps;
     txn.changed = true;
     policies.push_back(step.policy);
@@ -795,7 +787,7 @@ ApiResult<Json> Engine::DoAdvance(Txn& txn, int64_t target, int64_t quiet_until)
                                   {"unmet_gpus", step.unmet_gpus}});
   }
   if (auto ok = txn.store.SetClock(work.next_step, work.committed_value_total); !ok) {
-    return ApiFail(500, "", ok.error().ToString());
+    return Fail(Internal(ok.error().ToString()));
   }
   return Json{{"step", work.next_step - 1},
               {"next_step", work.next_step},
@@ -994,7 +986,7 @@ void Engine::FullLoop() {
   }
 }
 
-ApiResult<bool> Engine::CatchUp() {
+Result<bool> Engine::CatchUp() {
   int64_t next = 0;
   double origin = 0;
   {
@@ -1022,7 +1014,7 @@ void Engine::TickerLoop() {
     auto committed = CatchUp();
     if (!committed) {
       if (stop_) return;
-      log_->Error("tick_failed", {{"error", committed.error().error.ToString()}});
+      log_->Error("tick_failed", {{"error", committed.error().ToString()}});
       std::unique_lock lock(dirty_mutex_);
       dirty_cv_.wait_for(lock, Seconds(1), [&] { return stop_.load(); });
       continue;

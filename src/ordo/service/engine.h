@@ -37,7 +37,7 @@
 
 #include "ordo/io/scenario_io.h"
 #include "ordo/policy/registry.h"
-#include "ordo/service/api_error.h"
+#include "ordo/service/codec.h"
 #include "ordo/service/config.h"
 #include "ordo/service/log.h"
 #include "ordo/service/metrics.h"
@@ -62,7 +62,7 @@ struct EngineOptions {
   double full_interval_s = 300;  // 0: full mode never runs on its own
   double full_time_limit_s = 10;
   size_t max_batch = 512;            // requests per group commit
-  size_t max_active_jobs = 100'000;  // pending + running; more is refused (429)
+  size_t max_active_jobs = 100'000;  // pending + running; more is refused (kResourceExhausted)
   int max_advance_steps = 1000;      // per Advance call
   double max_whatif_time_limit_s = 10;
   int max_concurrent_whatif = 2;
@@ -70,7 +70,7 @@ struct EngineOptions {
   /// at once beside full mode's run.
   int64_t whatif_memory_budget_bytes = int64_t{1} << 30;
   /// Job shapes a what-if's hypothetical queue may hold (the active jobs' and the added ones');
-  /// more is refused (400 naming `jobs`).
+  /// more is refused (invalid input naming `jobs`).
   size_t max_whatif_shapes = 200'000;
   /// Unix seconds now; tests may replace it.
   std::function<double()> wall_clock;
@@ -105,7 +105,7 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   void Start();
-  /// Stops the threads; requests still queued are answered with 503. Idempotent.
+  /// Stops the threads; requests still queued are answered kUnavailable. Idempotent.
   void Stop();
   /// Tells every plan being made (the fast re-plan, full mode's run, what-ifs) to return its best
   /// so far at once, and every later one to return at its first check; the writer keeps
@@ -119,37 +119,49 @@ class Engine {
   const ServiceConfig& config() const { return config_; }
   const EngineOptions& options() const { return options_; }
 
-  // Requests. Each checks what `who` may see and do; another tenant's job is "not found".
-  ApiResult<nlohmann::json> SubmitJob(const Principal& who, const nlohmann::json& body);
-  ApiResult<nlohmann::json> GetJob(const Principal& who, std::string_view id,
-                                   double wait_for_plan_s = 2.0);
-  ApiResult<nlohmann::json> ListJobs(const Principal& who, const JobFilter& filter);
-  ApiResult<nlohmann::json> CancelJob(const Principal& who, std::string_view id);
+  // Requests: typed (the codec reads bodies), answered with a view or an Error whose code says
+  // what went wrong (api.cc maps codes to HTTP statuses). Each checks what `who` may see and do:
+  // another tenant's job is kNotFound, an admin's action by a tenant kPermissionDenied.
+  Result<nlohmann::json> SubmitJob(const Principal& who, JobBody body);
+  Result<nlohmann::json> GetJob(const Principal& who, std::string_view id,
+                                double wait_for_plan_s = 2.0);
+  Result<nlohmann::json> ListJobs(const Principal& who, const JobFilter& filter);
+  Result<nlohmann::json> CancelJob(const Principal& who, std::string_view id);
   /// Registers (`create`) or replaces a service; admin only.
-  ApiResult<nlohmann::json> PutService(const Principal& who, const nlohmann::json& body,
-                                       std::optional<std::string_view> path_id, bool create);
-  ApiResult<nlohmann::json> GetService(const Principal& who, std::string_view id);
-  ApiResult<nlohmann::json> ListServices(const Principal& who);
-  /// `{"samples": [{"time": ISO 8601 or Unix seconds, "rate": r}, ...]}`; admin only.
-  ApiResult<nlohmann::json> PostTraffic(const Principal& who, std::string_view id,
-                                        const nlohmann::json& body);
+  Result<nlohmann::json> PutService(const Principal& who, ServiceBody body, bool create);
+  Result<nlohmann::json> GetService(const Principal& who, std::string_view id);
+  Result<nlohmann::json> ListServices(const Principal& who);
+  /// Learns a service's demand from traffic samples; admin only.
+  Result<nlohmann::json> PostTraffic(const Principal& who, std::string_view id, TrafficBody body);
   /// Commits `steps` steps (admin, manual clock only). Answers once the plan for the new current
   /// state is adopted (or after `wait_for_plan_s`).
-  ApiResult<nlohmann::json> Advance(const Principal& who, int steps, double wait_for_plan_s = 10);
+  Result<nlohmann::json> Advance(const Principal& who, int steps, double wait_for_plan_s = 10);
   /// The adopted plan in the plan format, with `x-step` (absolute step of step 0), `x-mode`,
   /// `x-version`, `x-explain`. Waits (up to 2 s) for a plan of the current state. A tenant sees
   /// its own jobs and the services.
-  ApiResult<nlohmann::json> PlanJson(const Principal& who);
+  Result<nlohmann::json> PlanJson(const Principal& who);
   /// The allocation of the current step (the last committed one).
-  ApiResult<nlohmann::json> CommittedJson(const Principal& who);
+  Result<nlohmann::json> CommittedJson(const Principal& who);
   /// Committed steps in [from, to).
-  ApiResult<nlohmann::json> HistoryJson(const Principal& who, int64_t from, int64_t to);
-  /// The plan a hypothetical change would produce; nothing is committed. Body:
-  /// `{"jobs": [...], "cancel": ["id", ...], "services": [...], "policy": "ordo",
-  ///   "time_limit_s": 0.5}` (services: admin only).
-  ApiResult<nlohmann::json> WhatIf(const Principal& who, const nlohmann::json& body);
+  Result<nlohmann::json> HistoryJson(const Principal& who, int64_t from, int64_t to);
+  /// The plan a hypothetical change would produce; nothing is committed. Changing services is
+  /// for the admin.
+  Result<nlohmann::json> WhatIf(const Principal& who, WhatIfRequest request);
   /// Everything the dashboard draws, in one document.
-  ApiResult<nlohmann::json> DashboardJson(const Principal& who, int history_steps);
+  Result<nlohmann::json> DashboardJson(const Principal& who, int history_steps);
+  /// What only the admin may do; kPermissionDenied saying so for anyone else. The requests above
+  /// check it themselves; the API also asks before it reads a body's content, so a tenant is
+  /// refused as such, not told what is wrong with a service it may not post.
+  enum class AdminAction {
+    kChangeServices,
+    kWhatIfServices,  // a what-if that adds or replaces services
+    kPostTraffic,
+    kAdvanceClock,
+    kReadMetrics,
+  };
+  [[nodiscard]] Result<void> Permit(const Principal& who, AdminAction action) const;
+  /// Set when the engine is stopping: long reads (a what-if's jobs) end early.
+  const std::atomic<bool>* stopping() const { return &planning_stop_; }
   nlohmann::json HealthJson();
   /// Prometheus text: the engine's counters and histograms and gauges computed now.
   std::string MetricsText();
@@ -179,16 +191,17 @@ class Engine {
   Result<void> LoadState();
   double Now() const;
   Frame frame() const { return Frame{&config_.base, &tenancy_}; }
-  /// Refuses a job whose priority is above the tenant's max_priority (400 naming `field`).
-  ApiResult<void> CheckPriorityCap(const Principal& who, const Job& job,
-                                   const std::string& field) const;
+  /// Refuses a job whose priority is above the tenant's max_priority (invalid input naming
+  /// `field`).
+  Result<void> CheckPriorityCap(const Principal& who, const Job& job,
+                                const std::string& field) const;
 
   // Writer.
-  ApiResult<nlohmann::json> Enqueue(std::function<ApiResult<nlohmann::json>(Txn&)> run);
+  Result<nlohmann::json> Enqueue(std::function<Result<nlohmann::json>(Txn&)> run);
   void WriterLoop();
   void RunBatch(std::vector<std::unique_ptr<Op>>& batch);
   void Publish(const Txn& txn);
-  ApiResult<nlohmann::json> DoAdvance(Txn& txn, int64_t target, int64_t quiet_until);
+  Result<nlohmann::json> DoAdvance(Txn& txn, int64_t target, int64_t quiet_until);
   void RefreshForecast(ServiceRecord& record, int64_t next_step, double origin_unix) const;
 
   // Planners.
@@ -198,14 +211,30 @@ class Engine {
   void TickerLoop();
   /// With the wall clock: commits every step that has begun and is not committed yet (at most
   /// max_advance_steps). True when it committed some, false when none was due.
-  ApiResult<bool> CatchUp();
+  Result<bool> CatchUp();
   bool Adopt(std::shared_ptr<const AdoptedPlan> plan, bool require_better);
   Result<std::unique_ptr<Policy>> MakePolicy(const std::string& name) const;
 
   std::shared_ptr<const AdoptedPlan> ExplainedPlan() const;
+  // The what-if's parts (engine_views.cc).
+  struct WhatIfWorld;
+  Result<WhatIfWorld> MakeWhatIfWorld(const Principal& who, const WhatIfRequest& request) const;
+  /// The limits on a what-if's hypothetical queue: its size, and that it admits a legal plan.
+  Result<void> CheckWhatIfScenario(const Scenario& scenario) const;
+  nlohmann::json WhatIfAnswer(const Principal& who, const std::string& policy,
+                              const WhatIfWorld& world, const Plan& plan,
+                              const std::vector<JobExplanation>& explanations,
+                              std::optional<Cut> cut);
+  /// The added jobs' views; the caller holds a shared lock on the state.
+  nlohmann::json AddedJobViews(const WhatIfWorld& world, const Plan& plan,
+                               const std::vector<JobExplanation>& explanations, bool explained_all,
+                               const Redactor& redact) const;
   /// A job that can never run beside the services' floors is refused at submission (the field
   /// `gpus` or `shapes` named), not left to wait forever.
   Result<void> CheckCanEverRunNow(const Job& job) const;
+  /// The world of `work` with `record` added or replaced must admit a legal plan: invalid input
+  /// naming the service's field otherwise.
+  Result<void> CheckServiceFits(const State& work, const ServiceRecord& record) const;
   nlohmann::json JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
                          const Redactor& redact) const;
   bool CanSee(const Principal& who, const JobRecord& record) const {

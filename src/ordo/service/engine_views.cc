@@ -26,7 +26,6 @@ using Json = nlohmann::json;
 namespace {
 
 constexpr size_t kMaxListLimit = 10'000;
-constexpr size_t kMaxWhatIfJobs = 10'000;
 // Share of a what-if's time limit (at most a second) kept for checking and explaining its plan.
 constexpr double kWhatIfFinishShare = 0.2;
 // Share of that which is kept for writing the answer after the explanations.
@@ -54,11 +53,6 @@ Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanati
   if (doc.is_discarded()) return Json::object();
   redact.Scrub(doc);
   return doc;
-}
-
-// `jobs[2]` + `gpus` -> `jobs[2].gpus`; `jobs[2]` + "" (the entry itself) -> `jobs[2]`.
-std::string NestedField(const std::string& parent, const std::string& field) {
-  return field.empty() ? parent : io::internal::FieldPath(parent, field);
 }
 
 // GPU ids as runs: [[first, count], ...] (a service's GPUs are mostly contiguous).
@@ -158,8 +152,7 @@ std::shared_ptr<const AdoptedPlan> Engine::ExplainedPlan() const {
   return plan;
 }
 
-ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view given,
-                               double wait_for_plan_s) {
+Result<Json> Engine::GetJob(const Principal& who, std::string_view given, double wait_for_plan_s) {
   const std::string id = ResolveJobId(who, given);
   uint64_t version = 0;
   {
@@ -167,7 +160,7 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view given,
     std::shared_lock lock(state_mutex_);
     const JobRecord* record = published_.FindJob(id);
     if (record == nullptr || !CanSee(who, *record)) {
-      return ApiFail(404, "id", "no job \"" + std::string(given) + "\"");
+      return Fail(Error{ErrorCode::kNotFound, "id", "no job \"" + std::string(given) + "\""});
     }
     const bool planned =
         plan && plan->base_step() == published_.next_step && plan->FindJob(id) != nullptr;
@@ -186,7 +179,7 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view given,
   std::shared_lock lock(state_mutex_);
   const JobRecord* record = published_.FindJob(id);
   if (record == nullptr || !CanSee(who, *record)) {
-    return ApiFail(404, "id", "no job \"" + std::string(given) + "\"");
+    return Fail(Error{ErrorCode::kNotFound, "id", "no job \"" + std::string(given) + "\""});
   }
   const Redactor redact(who);
   Json view = JobView(*record, published_, plan.get(), redact);
@@ -194,9 +187,9 @@ ApiResult<Json> Engine::GetJob(const Principal& who, std::string_view given,
   return view;
 }
 
-ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) {
+Result<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) {
   if (filter.limit < 1 || filter.limit > kMaxListLimit) {
-    return ApiFail(400, "limit", "must be from 1 to " + std::to_string(kMaxListLimit));
+    return FailInput("limit", "must be from 1 to " + std::to_string(kMaxListLimit));
   }
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);
@@ -221,11 +214,13 @@ ApiResult<Json> Engine::ListJobs(const Principal& who, const JobFilter& filter) 
   return out;
 }
 
-ApiResult<Json> Engine::GetService(const Principal& who, std::string_view id) {
+Result<Json> Engine::GetService(const Principal& who, std::string_view id) {
   (void)who;  // every principal sees the services: they share the cluster with them
   std::shared_lock lock(state_mutex_);
   const ServiceRecord* record = published_.FindService(id);
-  if (record == nullptr) return ApiFail(404, "id", "no service \"" + std::string(id) + "\"");
+  if (record == nullptr) {
+    return Fail(Error{ErrorCode::kNotFound, "id", "no service \"" + std::string(id) + "\""});
+  }
   Json out = ServiceSpecJson(record->service, record->traffic);
   Json demand = Json::array();
   for (int t = 0; t < config_.base.horizon_steps; ++t) {
@@ -238,7 +233,7 @@ ApiResult<Json> Engine::GetService(const Principal& who, std::string_view id) {
   return out;
 }
 
-ApiResult<Json> Engine::ListServices(const Principal& who) {
+Result<Json> Engine::ListServices(const Principal& who) {
   std::vector<std::string> ids;
   {
     std::shared_lock lock(state_mutex_);
@@ -251,13 +246,13 @@ ApiResult<Json> Engine::ListServices(const Principal& who) {
   return Json{{"services", std::move(services)}};
 }
 
-ApiResult<Json> Engine::PlanJson(const Principal& who) {
+Result<Json> Engine::PlanJson(const Principal& who) {
   // "The current plan": one made from the state as it is, so a client that just submitted sees
   // its job. The debounced planner usually delivers it within milliseconds; under a steady stream
   // of changes the newest plan after a short wait is answered (x-version says which).
   WaitForPlan(StateVersion(), 2.0);
   auto plan = ExplainedPlan();
-  if (!plan) return ApiFail(503, "", "no plan yet");
+  if (!plan) return Fail(Error{ErrorCode::kUnavailable, "", "no plan yet"});
   std::shared_lock lock(state_mutex_);
   const Redactor redact(who);
   Json doc = PlanDocument(plan->plan(), plan->Explanations(), redact);
@@ -268,10 +263,10 @@ ApiResult<Json> Engine::PlanJson(const Principal& who) {
   return doc;
 }
 
-ApiResult<Json> Engine::CommittedJson(const Principal& who) {
+Result<Json> Engine::CommittedJson(const Principal& who) {
   std::shared_lock lock(state_mutex_);
   if (published_.recent.empty()) {
-    return ApiFail(404, "", "no step has been committed yet");
+    return Fail(Error{ErrorCode::kNotFound, "", "no step has been committed yet"});
   }
   const CommittedStep& step = published_.recent.back();
   const Redactor redact(who);
@@ -297,13 +292,13 @@ ApiResult<Json> Engine::CommittedJson(const Principal& who) {
   return out;
 }
 
-ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to) {
-  if (to < from) return ApiFail(400, "to", "must be >= from");
+Result<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to) {
+  if (to < from) return FailInput("to", "must be >= from");
   if (to - from > kMaxHistorySteps) {
-    return ApiFail(400, "to", "at most " + std::to_string(kMaxHistorySteps) + " steps at a time");
+    return FailInput("to", "at most " + std::to_string(kMaxHistorySteps) + " steps at a time");
   }
   auto steps = store_->ReadSteps(from, to, kMaxHistorySteps);
-  if (!steps) return ApiFail(500, "", steps.error().ToString());
+  if (!steps) return Fail(Error{ErrorCode::kInternal, "", steps.error().ToString()});
   std::shared_lock lock(state_mutex_);
   const Redactor redact(who);
   Json out = Json::array();
@@ -332,101 +327,97 @@ ApiResult<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t 
   return doc;
 }
 
-ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
+// The hypothetical world of a what-if: the state as it is, with the request's cancellations,
+// services and added jobs; the planner's view of it; the added jobs' qualified ids.
+struct Engine::WhatIfWorld {
+  Scenario scenario;
+  Scenario planned;
+  int64_t base = 0;
+  std::vector<std::string> added_ids;
+};
+
+Result<Json> Engine::WhatIf(const Principal& who, WhatIfRequest request) {
   const auto started = std::chrono::steady_clock::now();
   using io::internal::IndexPath;
-  using io::internal::ObjectReader;
-  auto obj = ObjectReader::Make(body, "", "a what-if");
-  if (!obj) return ApiFail(obj.error());
-  if (auto ok = obj->AllowOnly({"jobs", "cancel", "services", "policy", "time_limit_s"}); !ok) {
-    return ApiFail(ok.error());
-  }
-  auto policy_name = obj->OptionalString("policy", 64, false);
-  if (!policy_name) return ApiFail(policy_name.error());
-  const std::string name = policy_name->value_or(options_.fast_policy);
+  const std::string name = request.policy.value_or(options_.fast_policy);
   auto policy = MakePolicy(name);
-  if (!policy) return ApiFail(400, "policy", policy.error().message);
-  auto limit = obj->OptionalNumber("time_limit_s", 0, options_.max_whatif_time_limit_s, true);
-  if (!limit) return ApiFail(limit.error());
-  PolicyOptions popts;
-  const double limit_s =
-      limit->value_or(name == options_.fast_policy ? options_.fast_time_limit_s
-                                                   : std::min(DefaultTimeLimitSeconds(name),
-                                                              options_.max_whatif_time_limit_s));
-  popts.explain = false;
-  popts.stop = &planning_stop_;
-  popts.memory_budget_bytes = options_.whatif_memory_budget_bytes;
-
-  // Read every part of the request before touching the state.
-  std::vector<JobBody> added;
-  if (auto list = obj->OptionalList("jobs", kMaxWhatIfJobs); !list) {
-    return ApiFail(list.error());
-  } else if (*list != nullptr) {
-    const io::ReadOptions read = JobReadOptions();
-    for (size_t k = 0; k < (*list)->size(); ++k) {
-      // Reading 10,000 jobs takes a while: a shutdown does not wait for it.
-      if (k % 256 == 0 && planning_stop_) return ApiFail(503, "", "the service is shutting down");
-      auto job = ReadJobBody((**list)[k], config_, read);
-      if (!job) {
-        Error error = job.error();
-        error.field = NestedField(IndexPath("jobs", k), error.field);
-        return ApiFail(std::move(error));
-      }
-      if (auto ok = CheckPriorityCap(who, job->job, IndexPath("jobs", k) + ".priority"); !ok) {
-        return tl::unexpected(ok.error());
-      }
-      added.push_back(std::move(*job));
-    }
+  if (!policy) return FailInput("policy", policy.error().message);
+  if (request.time_limit_s &&
+      !(*request.time_limit_s > 0 && *request.time_limit_s <= options_.max_whatif_time_limit_s)) {
+    return FailInput("time_limit_s", "must be above 0 and at most " +
+                                         std::to_string(options_.max_whatif_time_limit_s));
   }
-  std::vector<std::string> cancelled;
-  if (auto list = obj->OptionalList("cancel", kMaxWhatIfJobs); !list) {
-    return ApiFail(list.error());
-  } else if (*list != nullptr) {
-    for (size_t k = 0; k < (*list)->size(); ++k) {
-      auto id = io::internal::ToString((**list)[k], IndexPath("cancel", k), kMaxIdLength, false);
-      if (!id) return ApiFail(id.error());
-      cancelled.push_back(std::move(*id));
-    }
+  for (size_t k = 0; k < request.jobs.size(); ++k) {
+    ORDO_RETURN_IF_ERROR(
+        CheckPriorityCap(who, request.jobs[k].job, IndexPath("jobs", k) + ".priority"));
   }
-  std::vector<ServiceBody> services;
-  if (auto list = obj->OptionalList("services", 1000); !list) {
-    return ApiFail(list.error());
-  } else if (*list != nullptr && !(*list)->empty()) {
-    if (!who.admin) return ApiFail(403, "services", "changing services needs the admin token");
-    for (size_t k = 0; k < (*list)->size(); ++k) {
-      auto service = ReadServiceBody((**list)[k], config_, std::nullopt);
-      if (!service) {
-        Error error = service.error();
-        error.field = NestedField(IndexPath("services", k), error.field);
-        return ApiFail(std::move(error));
-      }
-      services.push_back(std::move(*service));
-    }
+  if (!request.services.empty()) {
+    ORDO_RETURN_IF_ERROR(Permit(who, AdminAction::kWhatIfServices));
   }
-
   if (whatif_running_.fetch_add(1) >= options_.max_concurrent_whatif) {
     whatif_running_.fetch_sub(1);
-    return ApiFail(429, "", "too many what-if requests at once; retry shortly");
+    return Fail(Error{ErrorCode::kResourceExhausted, "",
+                      "too many what-if requests at once; retry shortly"});
   }
   struct Release {
     std::atomic<int>& n;
     ~Release() { n.fetch_sub(1); }
   } release{whatif_running_};
+  ORDO_ASSIGN_OR_RETURN(WhatIfWorld world, MakeWhatIfWorld(who, request));
 
-  Scenario scenario;
-  int64_t base = 0;
+  const double limit_s = request.time_limit_s.value_or(
+      name == options_.fast_policy
+          ? options_.fast_time_limit_s
+          : std::min(DefaultTimeLimitSeconds(name), options_.max_whatif_time_limit_s));
+  PolicyOptions popts;
+  popts.explain = false;
+  popts.stop = &planning_stop_;
+  popts.memory_budget_bytes = options_.whatif_memory_budget_bytes;
+  // The limit is the answer's: reading the request so far, and checking, measuring and
+  // explaining the plan after, come out of it.
+  const double spent_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  popts.time_limit_s =
+      std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
+  auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
+                              world.planned, popts, &world.scenario);
+  if (!checked) return Fail(Error{ErrorCode::kInternal, "", checked.error().ToString()});
+  std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
+  // Stopped: the plan is legal but explaining it would hold the shutdown up.
+  if (cut && cut->reason == "stopping") {
+    whatifs_.Inc(Labels({{"cut", cut->reason}}));
+    return Fail(
+        Error{ErrorCode::kUnavailable, "", "the service is shutting down: " + cut->message});
+  }
+  // Explaining 10,000 waiting jobs can take longer than planning them: past the limit, less the
+  // part kept for writing the answer, the jobs not yet explained are left out, and the cut says
+  // so.
+  const auto explain_deadline =
+      started +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
+          limit_s - kWhatIfAnswerShare * std::min(1.0, kWhatIfFinishShare * limit_s)));
+  const std::vector<JobExplanation> explanations =
+      ExplainInBasePriorities(world.planned, world.scenario, checked->plan, explain_deadline);
+  return WhatIfAnswer(who, name, world, checked->plan, explanations, std::move(cut));
+}
+
+Result<Engine::WhatIfWorld> Engine::MakeWhatIfWorld(const Principal& who,
+                                                    const WhatIfRequest& request) const {
+  using io::internal::IndexPath;
+  WhatIfWorld world;
+  Scenario& scenario = world.scenario;
   {
     std::shared_lock lock(state_mutex_);
-    base = published_.next_step;
+    world.base = published_.next_step;
     scenario = BuildScenario(published_, frame());
-    for (size_t k = 0; k < cancelled.size(); ++k) {
-      const JobRecord* record = published_.FindJob(ResolveJobId(who, cancelled[k]));
+    for (size_t k = 0; k < request.cancel.size(); ++k) {
+      const JobRecord* record = published_.FindJob(ResolveJobId(who, request.cancel[k]));
       if (record == nullptr || !CanSee(who, *record) || !record->active()) {
-        return ApiFail(400, IndexPath("cancel", k),
-                       "no pending or running job \"" + cancelled[k] + "\"");
+        return FailInput(IndexPath("cancel", k),
+                         "no pending or running job \"" + request.cancel[k] + "\"");
       }
     }
-    for (const ServiceBody& body : services) {
+    for (const ServiceBody& body : request.services) {
       Service service = body.service;
       if (const ServiceRecord* existing = published_.FindService(service.id)) {
         if (existing->committed_gpus) service.current_gpus = existing->committed_gpus;
@@ -441,22 +432,21 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     }
   }
   std::set<std::string> cancel_set;
-  for (const std::string& id : cancelled) cancel_set.insert(ResolveJobId(who, id));
+  for (const std::string& id : request.cancel) cancel_set.insert(ResolveJobId(who, id));
   std::erase_if(scenario.jobs, [&](const Job& job) { return cancel_set.count(job.id) > 0; });
   std::unordered_set<std::string> ids;
   for (const Job& job : scenario.jobs) ids.insert(job.id);
   for (const Service& s : scenario.services) ids.insert(s.id);
-  std::vector<std::string> added_ids;
   // The added jobs are the caller's: their ids are in its namespace, and only its own jobs can
   // already hold one.
-  for (size_t k = 0; k < added.size(); ++k) {
-    Job job = added[k].job;
-    if (added[k].id_given) {
+  for (size_t k = 0; k < request.jobs.size(); ++k) {
+    Job job = request.jobs[k].job;
+    if (request.jobs[k].id_given) {
       const std::string local = job.id;
       job.id = QualifiedJobId(who.name, local);
       if (ids.count(job.id)) {
-        return ApiFail(400, IndexPath("jobs", k) + ".id",
-                       "you already have a job with id \"" + local + "\"");
+        return FailInput(IndexPath("jobs", k) + ".id",
+                         "you already have a job with id \"" + local + "\"");
       }
     } else {
       int n = static_cast<int>(k) + 1;
@@ -466,56 +456,38 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     }
     job.arrival_step = 0;
     ids.insert(job.id);
-    added_ids.push_back(job.id);
+    world.added_ids.push_back(job.id);
     scenario.jobs.push_back(std::move(job));
   }
+  ORDO_RETURN_IF_ERROR(CheckWhatIfScenario(scenario));
+  // Planning priorities as the state has them now; an added job counts as submitted now.
+  std::shared_lock lock(state_mutex_);
+  world.planned = PlanningScenario(scenario, published_, frame());
+  return world;
+}
+
+Result<void> Engine::CheckWhatIfScenario(const Scenario& scenario) const {
   size_t shapes = 0;
   for (const Job& job : scenario.jobs) shapes += job.shapes.size();
   if (shapes > options_.max_whatif_shapes) {
-    return ApiFail(400, "jobs",
-                   "the hypothetical queue would hold " + std::to_string(shapes) +
-                       " job shapes; a what-if takes at most " +
-                       std::to_string(options_.max_whatif_shapes));
+    return FailInput("jobs", "the hypothetical queue would hold " + std::to_string(shapes) +
+                                 " job shapes; a what-if takes at most " +
+                                 std::to_string(options_.max_whatif_shapes));
   }
   if (auto ok = ValidateScenario(scenario); !ok) {
-    return ApiFail(400, ok.error().field,
-                   "the hypothetical cluster admits no legal plan: " + ok.error().message);
+    return FailInput(ok.error().field,
+                     "the hypothetical cluster admits no legal plan: " + ok.error().message);
   }
-  // Planning priorities as the state has them now; an added job counts as submitted now.
-  Scenario planned;
-  {
-    std::shared_lock lock(state_mutex_);
-    planned = PlanningScenario(scenario, published_, frame());
-  }
-  // The limit is the answer's: reading the request so far, and checking, measuring and
-  // explaining the plan after, come out of it.
-  const double spent_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  popts.time_limit_s =
-      std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
-  auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
-                              planned, popts, &scenario);
-  if (!checked) return ApiFail(500, "", checked.error().ToString());
-  std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
-  // Stopped: the plan is legal but explaining it would hold the shutdown up.
-  if (cut && cut->reason == "stopping") {
-    whatifs_.Inc(Labels({{"cut", cut->reason}}));
-    return ApiFail(503, "", "the service is shutting down: " + cut->message);
-  }
-  const Plan& plan = checked->plan;
-  // Explaining 10,000 waiting jobs can take longer than planning them: past the limit, less the
-  // part kept for writing the answer, the jobs not yet explained are left out, and the cut says
-  // so.
-  const auto explain_deadline =
-      started +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
-          limit_s - kWhatIfAnswerShare * std::min(1.0, kWhatIfFinishShare * limit_s)));
-  const std::vector<JobExplanation> explanations =
-      ExplainInBasePriorities(planned, scenario, plan, explain_deadline);
+  return {};
+}
+
+Json Engine::WhatIfAnswer(const Principal& who, const std::string& policy, const WhatIfWorld& world,
+                          const Plan& plan, const std::vector<JobExplanation>& explanations,
+                          std::optional<Cut> cut) {
   size_t waiting = 0;
-  for (size_t j = 0; j < scenario.jobs.size() && j < plan.jobs.size(); ++j) {
+  for (size_t j = 0; j < world.scenario.jobs.size() && j < plan.jobs.size(); ++j) {
     const JobPlacement& p = plan.jobs[j];
-    if (!scenario.jobs[j].running && !(p.started() && *p.start_step == 0)) ++waiting;
+    if (!world.scenario.jobs[j].running && !(p.started() && *p.start_step == 0)) ++waiting;
   }
   const bool explained_all = explanations.size() >= waiting;
   if (!explained_all) {
@@ -529,43 +501,15 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
     }
   }
   whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));
-  std::unordered_map<std::string, const JobExplanation*> why;
-  for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
   std::shared_lock lock(state_mutex_);
   Redactor redact(who);
-  Json jobs = Json::array();
-  std::unordered_map<std::string, const JobPlacement*> placements;
-  for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
-  for (const std::string& id : added_ids) {
-    const JobPlacement* p = placements.at(id);
-    Json view = {{"id", id}, {"planned_start_step", nullptr}, {"reason", "none"}};
-    if (p->started()) {
-      const int64_t start = base + *p->start_step;
-      view["planned_start_step"] = start;
-      view["planned_start_time"] = IsoTime(StepStartUnix(published_, frame(), start));
-      view["planned_start_in_steps"] = *p->start_step;
-      view["first_gpu"] = p->first_gpu;
-      view["gpus"] = p->gpus;
-      view["duration_steps"] = p->duration_steps;
-    }
-    if (auto it = why.find(id); it == why.end() && p->start_step != 0 && !explained_all) {
-      // Waiting, but the time limit ended the explanations first: no reason rather than "none".
-      view.erase("reason");
-    } else if (it != why.end()) {
-      const JobExplanation shown = redact.Explanation(*it->second, plan.policy, base);
-      view["reason"] = std::string(io::WaitReasonName(shown.reason));
-      view["message"] = shown.message;
-      if (!shown.blocking_id.empty()) view["blocking_id"] = shown.blocking_id;
-    }
-    jobs.push_back(std::move(view));
-  }
   Json out;
   out["committed"] = false;
-  out["policy"] = name;
+  out["policy"] = policy;
   out["cut"] = cut.has_value();
   if (cut) out["cut_reason"] = {{"reason", cut->reason}, {"message", cut->message}};
-  out["x-step"] = base;
-  out["jobs"] = std::move(jobs);
+  out["x-step"] = world.base;
+  out["jobs"] = AddedJobViews(world, plan, explanations, explained_all, redact);
   out["plan"] = PlanDocument(plan, explanations, redact);
   if (auto current = CurrentPlan()) {
     const Metrics& m = current->plan().metrics;
@@ -581,9 +525,43 @@ ApiResult<Json> Engine::WhatIf(const Principal& who, const Json& body) {
   return out;
 }
 
-ApiResult<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
+Json Engine::AddedJobViews(const WhatIfWorld& world, const Plan& plan,
+                           const std::vector<JobExplanation>& explanations, bool explained_all,
+                           const Redactor& redact) const {
+  std::unordered_map<std::string, const JobExplanation*> why;
+  for (const JobExplanation& e : explanations) why.emplace(e.id, &e);
+  std::unordered_map<std::string, const JobPlacement*> placements;
+  for (const JobPlacement& p : plan.jobs) placements.emplace(p.id, &p);
+  Json jobs = Json::array();
+  for (const std::string& id : world.added_ids) {
+    const JobPlacement* p = placements.at(id);
+    Json view = {{"id", id}, {"planned_start_step", nullptr}, {"reason", "none"}};
+    if (p->started()) {
+      const int64_t start = world.base + *p->start_step;
+      view["planned_start_step"] = start;
+      view["planned_start_time"] = IsoTime(StepStartUnix(published_, frame(), start));
+      view["planned_start_in_steps"] = *p->start_step;
+      view["first_gpu"] = p->first_gpu;
+      view["gpus"] = p->gpus;
+      view["duration_steps"] = p->duration_steps;
+    }
+    if (auto it = why.find(id); it == why.end() && p->start_step != 0 && !explained_all) {
+      // Waiting, but the time limit ended the explanations first: no reason rather than "none".
+      view.erase("reason");
+    } else if (it != why.end()) {
+      const JobExplanation shown = redact.Explanation(*it->second, plan.policy, world.base);
+      view["reason"] = std::string(io::WaitReasonName(shown.reason));
+      view["message"] = shown.message;
+      if (!shown.blocking_id.empty()) view["blocking_id"] = shown.blocking_id;
+    }
+    jobs.push_back(std::move(view));
+  }
+  return jobs;
+}
+
+Result<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   if (history_steps < 0 || history_steps > static_cast<int>(kRecentSteps)) {
-    return ApiFail(400, "history", "must be from 0 to " + std::to_string(kRecentSteps));
+    return FailInput("history", "must be from 0 to " + std::to_string(kRecentSteps));
   }
   auto plan = ExplainedPlan();
   std::shared_lock lock(state_mutex_);

@@ -159,19 +159,19 @@ json ValidWhatIf(int k) {
 }
 
 // What an answer to bad input may be: success, or a 4xx (a 400 naming the field).
-void ExpectHandled(const ApiResult<json>& result, const json& body, uint32_t seed) {
+void ExpectHandled(const Result<json>& result, const json& body, uint32_t seed) {
   if (result) return;
-  const ApiError& e = result.error();
-  EXPECT_GE(e.status, 400) << "seed " << seed << ": " << body.dump();
-  EXPECT_LT(e.status, 500) << "seed " << seed << ": " << body.dump() << " -> "
-                           << e.error.ToString();
-  EXPECT_FALSE(e.error.message.empty()) << "seed " << seed;
-  if (e.status == 400) {
-    EXPECT_FALSE(e.error.field.empty())
-        << "seed " << seed << ": a 400 must name the field: " << body.dump() << " -> "
-        << e.error.message;
-    EXPECT_NE(e.error.field.back(), '.') << "seed " << seed << ": " << e.error.field;
-    EXPECT_NE(e.error.field.front(), '.') << "seed " << seed << ": " << e.error.field;
+  const Error& e = result.error();
+  const int status = HttpStatus(e.code);
+  EXPECT_GE(status, 400) << "seed " << seed << ": " << body.dump();
+  EXPECT_LT(status, 500) << "seed " << seed << ": " << body.dump() << " -> " << e.ToString();
+  EXPECT_FALSE(e.message.empty()) << "seed " << seed;
+  if (status == 400) {
+    EXPECT_FALSE(e.field.empty()) << "seed " << seed
+                                  << ": a 400 must name the field: " << body.dump() << " -> "
+                                  << e.message;
+    EXPECT_NE(e.field.back(), '.') << "seed " << seed << ": " << e.field;
+    EXPECT_NE(e.field.front(), '.') << "seed " << seed << ": " << e.field;
   }
 }
 
@@ -187,8 +187,8 @@ TEST(BadInput, MutatedRequestsAreRefusedWithTheFieldNamedAndNeverCrash) {
   Engine& engine = **opened;
   engine.Start();
   // A service traffic can be posted to, and a job to cancel in what-ifs.
-  ASSERT_TRUE(engine.PutService(kAdminPrincipal, ValidService(1), std::nullopt, true));
-  ASSERT_TRUE(engine.SubmitJob(kA, ValidJob(0)));
+  ASSERT_TRUE(testing::PutService(engine, kAdminPrincipal, ValidService(1), std::nullopt, true));
+  ASSERT_TRUE(testing::SubmitJob(engine, kA, ValidJob(0)));
 
   const uint32_t base_seed = 20261129;
   int accepted = 0;
@@ -198,30 +198,29 @@ TEST(BadInput, MutatedRequestsAreRefusedWithTheFieldNamedAndNeverCrash) {
     const uint32_t seed = base_seed + round;
     std::mt19937 rng(seed);
     const int k = static_cast<int>(round);
-    ApiResult<json> result = json();
+    Result<json> result = json();
     json body;
     switch (round % 4) {
       case 0:
         body = Mutate(ValidJob(k), rng);
-        result = engine.SubmitJob(kA, body);
+        result = testing::SubmitJob(engine, kA, body);
         break;
       case 1:
         body = Mutate(ValidService(k), rng);
-        result = engine.PutService(kAdminPrincipal, body, std::nullopt, true);
+        result = testing::PutService(engine, kAdminPrincipal, body, std::nullopt, true);
         break;
       case 2:
         body = Mutate(ValidTraffic(k), rng);
-        result = engine.PostTraffic(kAdminPrincipal, "svc-1", body);
+        result = testing::PostTraffic(engine, kAdminPrincipal, "svc-1", body);
         break;
       default:
         body = Mutate(ValidWhatIf(k), rng);
-        result = engine.WhatIf(kA, body);
+        result = testing::WhatIf(engine, kA, body);
         break;
     }
     ExpectHandled(result, body, seed);
     (result ? accepted : refused)++;
-    if (!result)
-      ++answers[std::to_string(result.error().status) + " " + result.error().error.field];
+    if (!result) ++answers[std::to_string(testing::Status(result)) + " " + result.error().field];
     if (::testing::Test::HasFailure()) break;
   }
   std::cout << accepted << " accepted, " << refused << " refused:";
@@ -231,10 +230,10 @@ TEST(BadInput, MutatedRequestsAreRefusedWithTheFieldNamedAndNeverCrash) {
   EXPECT_GT(accepted, 20);
   EXPECT_GT(refused, 200);
   // Still serving, and every state it published is still one a plan can be made from.
-  auto after = engine.SubmitJob(kA, ValidJob(4));
-  ASSERT_TRUE(after) << after.error().error.ToString();
+  auto after = testing::SubmitJob(engine, kA, ValidJob(4));
+  ASSERT_TRUE(after) << after.error().ToString();
   auto advanced = engine.Advance(kAdminPrincipal, 2);
-  ASSERT_TRUE(advanced) << advanced.error().error.ToString();
+  ASSERT_TRUE(advanced) << advanced.error().ToString();
   EXPECT_TRUE(engine.WaitForPlan(engine.StateVersion(), 10));
   engine.Stop();
 }

@@ -81,8 +81,8 @@ TEST(Engine, SubmitPlanGetCancel) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  auto id = engine->SubmitJob(kA, JobBody("a1", 8, 2));
-  ASSERT_TRUE(id) << id.error().error.ToString();
+  auto id = testing::SubmitJob(*engine, kA, JobBody("a1", 8, 2));
+  ASSERT_TRUE(id) << id.error().ToString();
   EXPECT_EQ((*id)["id"], "a1");
   auto view = engine->GetJob(kA, "a1");
   ASSERT_TRUE(view);
@@ -90,12 +90,12 @@ TEST(Engine, SubmitPlanGetCancel) {
   EXPECT_EQ((*view)["planned_start_step"], 0) << view->dump();
   EXPECT_EQ((*view)["reason"], "none");
   // Another tenant: not found, for reading and for cancelling.
-  EXPECT_EQ(engine->GetJob(kB, "a1").error().status, 404);
-  EXPECT_EQ(engine->CancelJob(kB, "a1").error().status, 404);
+  EXPECT_EQ(testing::Status(engine->GetJob(kB, "a1")), 404);
+  EXPECT_EQ(testing::Status(engine->CancelJob(kB, "a1")), 404);
   // The admin sees it under its qualified id.
   EXPECT_EQ((*engine->GetJob(kAdminPrincipal, "a/a1"))["tenant"], "a");
   EXPECT_EQ((*engine->GetJob(kAdminPrincipal, "a/a1"))["id"], "a/a1");
-  EXPECT_EQ(engine->GetJob(kAdminPrincipal, "a1").error().status, 404);  // the admin's own: none
+  EXPECT_EQ(testing::Status(engine->GetJob(kAdminPrincipal, "a1")), 404);  // the admin's own: none
   ASSERT_TRUE(engine->CancelJob(kA, "a1"));
   EXPECT_EQ((*engine->GetJob(kA, "a1"))["state"], "cancelled");
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
@@ -108,11 +108,11 @@ TEST(Engine, QueueLimitIs429AndDuplicatesAre409) {
   options.max_active_jobs = 2;
   auto engine = OpenEngine(testing::Config(), options);
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("x", 1, 1)));
-  EXPECT_EQ(engine->SubmitJob(kA, JobBody("x", 1, 1)).error().status, 409);
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("x", 1, 1)));
+  EXPECT_EQ(testing::Status(testing::SubmitJob(*engine, kA, JobBody("x", 1, 1))), 409);
   // Ids are per tenant: b's "x" is b's own.
-  ASSERT_TRUE(engine->SubmitJob(kB, JobBody("x", 1, 1)));
-  EXPECT_EQ(engine->SubmitJob(kA, JobBody("z", 1, 1)).error().status, 429);
+  ASSERT_TRUE(testing::SubmitJob(*engine, kB, JobBody("x", 1, 1)));
+  EXPECT_EQ(testing::Status(testing::SubmitJob(*engine, kA, JobBody("z", 1, 1))), 429);
 }
 
 TEST(Engine, DurationsFromFeaturesUseTheForecaster) {
@@ -129,18 +129,18 @@ TEST(Engine, DurationsFromFeaturesUseTheForecaster) {
                 {"tokens", 2.5e8},
                 {"gpu_type", "H100"},
                 {"gpu_count", 8}}}};
-  auto id = engine->SubmitJob(kA, job);
-  ASSERT_TRUE(id) << id.error().error.ToString();
+  auto id = testing::SubmitJob(*engine, kA, job);
+  ASSERT_TRUE(id) << id.error().ToString();
   auto view = engine->GetJob(kA, "lora");
   ASSERT_TRUE(view);
   EXPECT_GE((*view)["duration_steps"].get<int>(), 1);
   // Without features there is nothing to forecast from: the field is named.
   json bare = JobBody("bare", 8, 1);
   bare.erase("duration_steps");
-  auto refused = engine->SubmitJob(kA, bare);
+  auto refused = testing::SubmitJob(*engine, kA, bare);
   ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().status, 400);
-  EXPECT_EQ(refused.error().error.field, "duration_steps");
+  EXPECT_EQ(testing::Status(refused), 400);
+  EXPECT_EQ(refused.error().field, "duration_steps");
 }
 
 // What the committed history must satisfy, checked from the steps alone.
@@ -228,8 +228,8 @@ TEST(Engine, CommittedStepsNeverBreakARuleUnderRandomTraffic) {
                       {"max_gpus", 6},
                       {"max_change_per_step", 1},
                       {"demand", {0, 1, 2, 3, 4, 5, 6, 5, 4, 3}}};
-  ASSERT_TRUE(engine->PutService(kAdminPrincipal, chat, std::nullopt, true));
-  ASSERT_TRUE(engine->PutService(kAdminPrincipal, batch, std::nullopt, true));
+  ASSERT_TRUE(testing::PutService(*engine, kAdminPrincipal, chat, std::nullopt, true));
+  ASSERT_TRUE(testing::PutService(*engine, kAdminPrincipal, batch, std::nullopt, true));
   std::mt19937 rng(7);
   std::vector<std::string> submitted;
   for (int step = 0; step < 30; ++step) {
@@ -239,7 +239,8 @@ TEST(Engine, CommittedStepsNeverBreakARuleUnderRandomTraffic) {
       const int gpus = 1 << std::uniform_int_distribution<int>(0, 4)(rng);
       const int duration = std::uniform_int_distribution<int>(1, 6)(rng);
       const double priority = std::uniform_int_distribution<int>(1, 9)(rng);
-      ASSERT_TRUE(engine->SubmitJob(k % 2 ? kA : kB, JobBody(id, gpus, duration, priority)));
+      ASSERT_TRUE(
+          testing::SubmitJob(*engine, k % 2 ? kA : kB, JobBody(id, gpus, duration, priority)));
       submitted.push_back((k % 2 ? "a/" : "b/") + id);  // qualified: the admin cancels by it
     }
     if (!submitted.empty() && std::uniform_int_distribution<int>(0, 5)(rng) == 0) {
@@ -249,10 +250,11 @@ TEST(Engine, CommittedStepsNeverBreakARuleUnderRandomTraffic) {
     if (step == 12) {
       json surge = chat;
       surge["demand"] = {12, 12, 12, 12, 12, 12, 12, 12, 12, 12};
-      ASSERT_TRUE(engine->PutService(kAdminPrincipal, surge, std::string_view("chat"), false));
+      ASSERT_TRUE(
+          testing::PutService(*engine, kAdminPrincipal, surge, std::string_view("chat"), false));
     }
     auto advanced = engine->Advance(kAdminPrincipal, 1 + step % 2);
-    ASSERT_TRUE(advanced) << advanced.error().error.ToString();
+    ASSERT_TRUE(advanced) << advanced.error().ToString();
   }
   const State state = engine->StateCopy();
   EXPECT_GT(state.next_step, 40);
@@ -273,18 +275,18 @@ TEST(Engine, RestartRestoresTheStateExactly) {
   {
     auto engine = OpenEngine(config, Manual(dir));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->PutService(kAdminPrincipal,
-                                   json{{"id", "chat"},
-                                        {"priority", 5},
-                                        {"max_gpus", 8},
-                                        {"max_change_per_step", 2},
-                                        {"demand", json(std::vector<int>(12, 3))}},
-                                   std::nullopt, true));
+    ASSERT_TRUE(testing::PutService(*engine, kAdminPrincipal,
+                                    json{{"id", "chat"},
+                                         {"priority", 5},
+                                         {"max_gpus", 8},
+                                         {"max_change_per_step", 2},
+                                         {"demand", json(std::vector<int>(12, 3))}},
+                                    std::nullopt, true));
     for (int k = 0; k < 6; ++k)
-      ASSERT_TRUE(engine->SubmitJob(k % 2 ? kA : kB, JobBody("", 4, 2 + k)));
+      ASSERT_TRUE(testing::SubmitJob(*engine, k % 2 ? kA : kB, JobBody("", 4, 2 + k)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 3));
     ASSERT_TRUE(engine->CancelJob(kAdminPrincipal, "a/job-3"));
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("late", 2, 1)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("late", 2, 1)));
     before = engine->StateCopy();
     engine->Stop();
   }
@@ -318,7 +320,7 @@ TEST(Engine, RestartRestoresTheStateExactly) {
     EXPECT_EQ(store::StepToJson(after.recent[k]), store::StepToJson(before.recent[k]));
   }
   // Generated ids go on from where they were.
-  auto next = engine->SubmitJob(kA, JobBody("", 1, 1));
+  auto next = testing::SubmitJob(*engine, kA, JobBody("", 1, 1));
   ASSERT_TRUE(next);
   EXPECT_EQ((*next)["id"], "job-" + std::to_string(before.next_generated_id.at("a")));
   EXPECT_EQ((*next)["id"], "job-4");
@@ -340,8 +342,8 @@ TEST(Engine, FullModeIsAdoptedOnlyWhenLegalAndBetter) {
     // Full mode returns an illegal plan: the fast plan stays.
     auto engine = OpenEngine(testing::Config(), options("nothing", "pile-up"));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("p", 8, 2, 3)));
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("q", 8, 2, 3)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("p", 8, 2, 3)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("q", 8, 2, 3)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(engine->RunFullModeOnce(), "illegal");
     EXPECT_EQ(engine->CurrentPlan()->mode(), "fast");
@@ -351,8 +353,8 @@ TEST(Engine, FullModeIsAdoptedOnlyWhenLegalAndBetter) {
     // Full mode ("ordo") finds a better plan than starting nothing: adopted; again: unchanged.
     auto engine = OpenEngine(testing::Config(), options("nothing", "ordo"));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("p", 8, 2, 3)));
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("q", 16, 2, 1)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("p", 8, 2, 3)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("q", 16, 2, 1)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(engine->CurrentPlan()->plan().metrics.objective, 0);
     EXPECT_EQ(engine->RunFullModeOnce(), "adopted");
@@ -369,7 +371,7 @@ TEST(Engine, FullModeIsAdoptedOnlyWhenLegalAndBetter) {
     // Full mode is worse than fast mode: not adopted.
     auto engine = OpenEngine(testing::Config(), options("ordo", "nothing"));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("r", 8, 2, 3)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("r", 8, 2, 3)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(engine->RunFullModeOnce(), "worse");
     EXPECT_EQ(engine->CurrentPlan()->mode(), "fast");
@@ -384,7 +386,7 @@ TEST(Engine, IllegalFastPlansAreReplacedByTheFallback) {
   options.fast_policy = "pile-up";
   auto engine = OpenEngine(testing::Config(), options);
   ASSERT_TRUE(engine);
-  for (int k = 0; k < 4; ++k) ASSERT_TRUE(engine->SubmitJob(kA, JobBody("", 8, 2)));
+  for (int k = 0; k < 4; ++k) ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("", 8, 2)));
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
   EXPECT_EQ(engine->CurrentPlan()->mode(), "fallback");
   ASSERT_TRUE(engine->Advance(kAdminPrincipal, 3));
@@ -413,7 +415,7 @@ TEST(Engine, WallClockCommitsEachStepAndCatchesUpWithoutNewStarts) {
   };
   // Step 0 began when the service started: it is committed at once.
   EXPECT_EQ(wait_for_step(1), 1);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("waits", 8, 2)));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("waits", 8, 2)));
   // The clock jumps 3.5 steps (the service was, say, suspended): steps 1 and 2 are caught up
   // without new starts (nothing could have started the job), step 3 starts it.
   now = now + 3.5 * 3600;
@@ -431,19 +433,20 @@ TEST(Engine, WhatIfChangesNothing) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("base", 16, 3)));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("base", 16, 3)));
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
   const uint64_t version = engine->StateVersion();
-  auto what = engine->WhatIf(kB, json{{"jobs", {JobBody("", 8, 1, 50)}}});
-  ASSERT_TRUE(what) << what.error().error.ToString();
+  auto what = testing::WhatIf(*engine, kB, json{{"jobs", {JobBody("", 8, 1, 50)}}});
+  ASSERT_TRUE(what) << what.error().ToString();
   EXPECT_EQ((*what)["jobs"][0]["id"], "what-if-1");
   EXPECT_FALSE((*what)["jobs"][0]["planned_start_step"].is_null());
   // Tenant b does not see a's job in the hypothetical plan either.
   for (const json& j : (*what)["plan"]["jobs"]) EXPECT_NE(j["id"], "base");
   EXPECT_EQ(engine->StateVersion(), version);
-  EXPECT_EQ(engine->GetJob(kB, "what-if-1").error().status, 404);
+  EXPECT_EQ(testing::Status(engine->GetJob(kB, "what-if-1")), 404);
   // Services are the admin's.
-  EXPECT_EQ(engine->WhatIf(kB, json{{"services", {{{"id", "s"}}}}}).error().status, 403);
+  EXPECT_EQ(testing::Status(testing::WhatIf(*engine, kB, json{{"services", {{{"id", "s"}}}}})),
+            403);
 }
 
 }  // namespace

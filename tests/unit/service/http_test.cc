@@ -2,6 +2,8 @@
 // mapping from error codes to statuses.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "ordo/service/api.h"
 #include "ordo/service/http/message.h"
 
@@ -52,15 +54,25 @@ TEST(HttpMessage, HeadersMatchInAnyCase) {
   EXPECT_EQ(request.Header("Content-Length"), "");
 }
 
-// Every code has its status (a code missing from the switch is a -Wswitch warning).
+// The one mapping from error codes to statuses, pinned: every code (a code missing from the switch
+// is a -Wswitch warning; one missing here fails the count below), each to the status the contract
+// (docs/openapi.yaml) gives it.
 TEST(HttpStatus, EveryErrorCodeMaps) {
   const std::vector<std::pair<ErrorCode, int>> table = {
-      {ErrorCode::kInvalidInput, 400}, {ErrorCode::kIo, 500},       {ErrorCode::kNotFound, 404},
-      {ErrorCode::kInfeasible, 400},   {ErrorCode::kInternal, 500}, {ErrorCode::kUnavailable, 503},
+      {ErrorCode::kInvalidInput, 400},    {ErrorCode::kIo, 500},
+      {ErrorCode::kNotFound, 404},        {ErrorCode::kInfeasible, 400},
+      {ErrorCode::kInternal, 500},        {ErrorCode::kUnavailable, 503},
+      {ErrorCode::kConflict, 409},        {ErrorCode::kPermissionDenied, 403},
+      {ErrorCode::kUnauthenticated, 401}, {ErrorCode::kResourceExhausted, 429},
   };
   for (const auto& [code, status] : table) {
     EXPECT_EQ(HttpStatus(code), status) << static_cast<int>(code);
   }
+  // The codes are 1..kResourceExhausted with no gaps, and the table lists each once.
+  EXPECT_EQ(table.size(), static_cast<size_t>(ErrorCode::kResourceExhausted));
+  std::set<ErrorCode> listed;
+  for (const auto& entry : table) listed.insert(entry.first);
+  EXPECT_EQ(listed.size(), table.size());
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ordo/service/api.h"
+#include "ordo/service/codec.h"
 #include "ordo/service/config.h"
 #include "ordo/service/engine.h"
 #include "ordo/service/log.h"
@@ -89,6 +91,19 @@ inline std::unique_ptr<Engine> OpenEngine(const ServiceConfig& config, EngineOpt
   if (!engine) return nullptr;
   (*engine)->Start();
   return std::move(*engine);
+}
+
+// Requests with JSON bodies, through the API's own steps (api.h): the body read by the codec,
+// permission asked first where the API asks it.
+using api::PostTraffic;
+using api::PutService;
+using api::SubmitJob;
+using api::WhatIf;
+
+/// The HTTP status the API answers a failed request with (api.h's one mapping).
+inline int Status(const Result<nlohmann::json>& result) {
+  EXPECT_FALSE(result) << "expected an error";
+  return result ? 200 : HttpStatus(result.error().code);
 }
 
 }  // namespace ordo::service::testing

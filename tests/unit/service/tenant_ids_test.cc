@@ -35,17 +35,17 @@ TEST(TenantIds, TwoTenantsHoldTheSameIdAndEachSeesOnlyItsOwn) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("shared-1", 8, 3, 2)));
-  auto second = engine->SubmitJob(kB, JobBody("shared-1", 4, 2, 5));
-  ASSERT_TRUE(second) << second.error().error.ToString();
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("shared-1", 8, 3, 2)));
+  auto second = testing::SubmitJob(*engine, kB, JobBody("shared-1", 4, 2, 5));
+  ASSERT_TRUE(second) << second.error().ToString();
   EXPECT_EQ((*second)["id"], "shared-1");
 
   // A retry concerns the caller's own job, and says nothing of another tenant's.
-  auto retry = engine->SubmitJob(kB, JobBody("shared-1", 4, 2, 5));
+  auto retry = testing::SubmitJob(*engine, kB, JobBody("shared-1", 4, 2, 5));
   ASSERT_FALSE(retry);
-  EXPECT_EQ(retry.error().status, 409);
-  EXPECT_EQ(retry.error().error.field, "id");
-  EXPECT_EQ(retry.error().error.message.find("a/"), std::string::npos);
+  EXPECT_EQ(testing::Status(retry), 409);
+  EXPECT_EQ(retry.error().field, "id");
+  EXPECT_EQ(retry.error().message.find("a/"), std::string::npos);
 
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
   auto a_view = engine->GetJob(kA, "shared-1");
@@ -85,8 +85,8 @@ TEST(TenantIds, TwoTenantsHoldTheSameIdAndEachSeesOnlyItsOwn) {
   EXPECT_EQ(WithId((*admin_plan)["jobs"], "b/shared-1").size(), 1u);
 
   // A tenant cannot reach another's job by its qualified id.
-  EXPECT_EQ(engine->GetJob(kA, "b/shared-1").error().status, 404);
-  EXPECT_EQ(engine->CancelJob(kA, "b/shared-1").error().status, 404);
+  EXPECT_EQ(testing::Status(engine->GetJob(kA, "b/shared-1")), 404);
+  EXPECT_EQ(testing::Status(engine->CancelJob(kA, "b/shared-1")), 404);
 
   // Cancelling a's leaves b's.
   ASSERT_TRUE(engine->CancelJob(kA, "shared-1"));
@@ -101,17 +101,17 @@ TEST(TenantIds, GeneratedIdsAreCountedPerTenant) {
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
   for (int k = 1; k <= 3; ++k) {
-    auto id = engine->SubmitJob(kA, JobBody("", 1, 1));
+    auto id = testing::SubmitJob(*engine, kA, JobBody("", 1, 1));
     ASSERT_TRUE(id);
     EXPECT_EQ((*id)["id"], "job-" + std::to_string(k));
   }
   // b's first generated id says nothing of how many a has.
-  auto b_first = engine->SubmitJob(kB, JobBody("", 1, 1));
+  auto b_first = testing::SubmitJob(*engine, kB, JobBody("", 1, 1));
   ASSERT_TRUE(b_first);
   EXPECT_EQ((*b_first)["id"], "job-1");
   // A generated id that the tenant itself took is skipped.
-  ASSERT_TRUE(engine->SubmitJob(kB, JobBody("job-2", 1, 1)));
-  auto b_next = engine->SubmitJob(kB, JobBody("", 1, 1));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kB, JobBody("job-2", 1, 1)));
+  auto b_next = testing::SubmitJob(*engine, kB, JobBody("", 1, 1));
   ASSERT_TRUE(b_next);
   EXPECT_EQ((*b_next)["id"], "job-3");
 }
@@ -120,41 +120,43 @@ TEST(TenantIds, WhatIfIdsAreTheCallersOwn) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("x", 8, 2)));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("x", 8, 2)));
   ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
   // b may add a hypothetical "x": a's "x" is no concern of b's.
-  auto b_whatif = engine->WhatIf(kB, json{{"jobs", {JobBody("x", 4, 1)}}});
-  ASSERT_TRUE(b_whatif) << b_whatif.error().error.ToString();
+  auto b_whatif = testing::WhatIf(*engine, kB, json{{"jobs", {JobBody("x", 4, 1)}}});
+  ASSERT_TRUE(b_whatif) << b_whatif.error().ToString();
   ASSERT_EQ((*b_whatif)["jobs"].size(), 1u);
   EXPECT_EQ((*b_whatif)["jobs"][0]["id"], "x");
   const std::vector<json> placed = WithId((*b_whatif)["plan"]["jobs"], "x");
   ASSERT_EQ(placed.size(), 1u) << b_whatif->dump();
   EXPECT_EQ(placed[0]["gpus"], 4);
   // a's own "x" exists: a cannot add another.
-  auto a_whatif = engine->WhatIf(kA, json{{"jobs", {JobBody("x", 4, 1)}}});
+  auto a_whatif = testing::WhatIf(*engine, kA, json{{"jobs", {JobBody("x", 4, 1)}}});
   ASSERT_FALSE(a_whatif);
-  EXPECT_EQ(a_whatif.error().status, 400);
-  EXPECT_EQ(a_whatif.error().error.field, "jobs[0].id");
+  EXPECT_EQ(testing::Status(a_whatif), 400);
+  EXPECT_EQ(a_whatif.error().field, "jobs[0].id");
   // Cancelling "x" in a what-if is a's own job for a, and nothing for b.
-  EXPECT_TRUE(engine->WhatIf(kA, json{{"cancel", {"x"}}}));
-  auto b_cancel = engine->WhatIf(kB, json{{"cancel", {"x"}}});
+  EXPECT_TRUE(testing::WhatIf(*engine, kA, json{{"cancel", {"x"}}}));
+  auto b_cancel = testing::WhatIf(*engine, kB, json{{"cancel", {"x"}}});
   ASSERT_FALSE(b_cancel);
-  EXPECT_EQ(b_cancel.error().error.field, "cancel[0]");
-  EXPECT_FALSE(engine->WhatIf(kB, json{{"cancel", {"a/x"}}}));
+  EXPECT_EQ(b_cancel.error().field, "cancel[0]");
+  EXPECT_FALSE(testing::WhatIf(*engine, kB, json{{"cancel", {"a/x"}}}));
 }
 
 TEST(TenantIds, ServiceIdsAreApartFromJobIds) {
   ScratchDir dir;
   auto engine = OpenEngine(testing::Config(), Manual(dir));
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("chat", 1, 1)));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("chat", 1, 1)));
   json service = {{"id", "chat"},
                   {"priority", 5},
                   {"min_gpus", 0},
                   {"max_gpus", 4},
                   {"demand", json(std::vector<int>(12, 1))}};
-  ASSERT_TRUE(engine->PutService(kAdminPrincipal, service, std::nullopt, true));
-  EXPECT_EQ(engine->PutService(kAdminPrincipal, service, std::nullopt, true).error().status, 409);
+  ASSERT_TRUE(testing::PutService(*engine, kAdminPrincipal, service, std::nullopt, true));
+  EXPECT_EQ(
+      testing::Status(testing::PutService(*engine, kAdminPrincipal, service, std::nullopt, true)),
+      409);
   EXPECT_EQ((*engine->GetJob(kA, "chat"))["kind"], "training");
 }
 
@@ -218,7 +220,7 @@ TEST(TenantIds, OpensADatabaseWrittenWithGlobalIds) {
 
   // Each tenant reads its own job under the id it submitted; the other's is not found.
   EXPECT_EQ((*engine->GetJob(kA, "shared-1"))["state"], "running");
-  EXPECT_EQ(engine->GetJob(kB, "shared-1").error().status, 404);
+  EXPECT_EQ(testing::Status(engine->GetJob(kB, "shared-1")), 404);
   EXPECT_EQ((*engine->GetJob(kB, "job-1"))["state"], "pending");
   auto history = engine->HistoryJson(kA, 0, 1);
   ASSERT_TRUE(history);
@@ -232,12 +234,12 @@ TEST(TenantIds, OpensADatabaseWrittenWithGlobalIds) {
 
   // The namespaces work on the migrated file: b takes "shared-1", a's retry is its own 409, and
   // b's next generated id skips the job-1 it already has.
-  EXPECT_TRUE(engine->SubmitJob(kB, JobBody("shared-1", 1, 1)));
-  EXPECT_EQ(engine->SubmitJob(kA, JobBody("shared-1", 1, 1)).error().status, 409);
-  auto generated = engine->SubmitJob(kB, JobBody("", 1, 1));
+  EXPECT_TRUE(testing::SubmitJob(*engine, kB, JobBody("shared-1", 1, 1)));
+  EXPECT_EQ(testing::Status(testing::SubmitJob(*engine, kA, JobBody("shared-1", 1, 1))), 409);
+  auto generated = testing::SubmitJob(*engine, kB, JobBody("", 1, 1));
   ASSERT_TRUE(generated);
   EXPECT_EQ((*generated)["id"], "job-2");
-  auto a_generated = engine->SubmitJob(kA, JobBody("", 1, 1));
+  auto a_generated = testing::SubmitJob(*engine, kA, JobBody("", 1, 1));
   ASSERT_TRUE(a_generated);
   EXPECT_EQ((*a_generated)["id"], "job-1");
   // The running job keeps its block through the commits that follow.

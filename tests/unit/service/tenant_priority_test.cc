@@ -42,20 +42,20 @@ TEST(TenantPriority, ASubmissionAboveMaxPriorityIs400NamingPriority) {
   auto engine =
       OpenEngine(ConfigWith([](json& d) { d["tenants"][0]["max_priority"] = 5; }), Manual(dir));
   ASSERT_TRUE(engine);
-  auto above = engine->SubmitJob(kA, JobBody("high", 1, 1, 6));
+  auto above = testing::SubmitJob(*engine, kA, JobBody("high", 1, 1, 6));
   ASSERT_FALSE(above);
-  EXPECT_EQ(above.error().status, 400);
-  EXPECT_EQ(above.error().error.field, "priority");
-  EXPECT_NE(above.error().error.message.find("max_priority"), std::string::npos);
-  EXPECT_TRUE(engine->SubmitJob(kA, JobBody("at-cap", 1, 1, 5)));
+  EXPECT_EQ(testing::Status(above), 400);
+  EXPECT_EQ(above.error().field, "priority");
+  EXPECT_NE(above.error().message.find("max_priority"), std::string::npos);
+  EXPECT_TRUE(testing::SubmitJob(*engine, kA, JobBody("at-cap", 1, 1, 5)));
   // Another tenant has no cap; the admin none either.
-  EXPECT_TRUE(engine->SubmitJob(kB, JobBody("b-high", 1, 1, 9)));
-  EXPECT_TRUE(engine->SubmitJob(kAdminPrincipal, JobBody("admin-high", 1, 1, 10)));
+  EXPECT_TRUE(testing::SubmitJob(*engine, kB, JobBody("b-high", 1, 1, 9)));
+  EXPECT_TRUE(testing::SubmitJob(*engine, kAdminPrincipal, JobBody("admin-high", 1, 1, 10)));
   // A what-if cannot ask for more than a submission could.
-  auto whatif = engine->WhatIf(kA, json{{"jobs", {JobBody("w", 1, 1, 7)}}});
+  auto whatif = testing::WhatIf(*engine, kA, json{{"jobs", {JobBody("w", 1, 1, 7)}}});
   ASSERT_FALSE(whatif);
-  EXPECT_EQ(whatif.error().status, 400);
-  EXPECT_EQ(whatif.error().error.field, "jobs[0].priority");
+  EXPECT_EQ(testing::Status(whatif), 400);
+  EXPECT_EQ(whatif.error().field, "jobs[0].priority");
 }
 
 // The arithmetic on a hand-computed case: rate 0.25/h, cap 4, weight 1; 16 GPUs, one-hour steps.
@@ -137,10 +137,10 @@ TEST(TenantPriority, WaitingJobsAgeInTheService) {
                              }),
                              Manual(dir));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("blocker", 16, 6, 10)));
-    ASSERT_TRUE(engine->SubmitJob(kB, JobBody("low", 16, 1, 1)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("blocker", 16, 6, 10)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kB, JobBody("low", 16, 1, 1)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 5));
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("high", 16, 1, 2)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("high", 16, 1, 2)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(PlannedStart(*engine, kB, "low"), aging ? 6 : 7);
     EXPECT_EQ(PlannedStart(*engine, kA, "high"), aging ? 7 : 6);
@@ -168,10 +168,10 @@ TEST(TenantPriority, ATenantBelowItsShareIsServedFirst) {
                              }),
                              Manual(dir));
     ASSERT_TRUE(engine);
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("first", 16, 4, 5)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("first", 16, 4, 5)));
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 4));
-    ASSERT_TRUE(engine->SubmitJob(kA, JobBody("a-more", 16, 1, 4)));
-    ASSERT_TRUE(engine->SubmitJob(kB, JobBody("b-turn", 16, 1, 3)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("a-more", 16, 1, 4)));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kB, JobBody("b-turn", 16, 1, 3)));
     ASSERT_TRUE(engine->WaitForPlan(engine->StateVersion(), 10));
     EXPECT_EQ(PlannedStart(*engine, kB, "b-turn"), fair ? 4 : 5);
     EXPECT_EQ(PlannedStart(*engine, kA, "a-more"), fair ? 5 : 4);
