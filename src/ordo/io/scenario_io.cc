@@ -45,6 +45,11 @@ Result<GpuRequirement> ReadRequirement(const ObjectReader& obj) {
 
 }  // namespace
 
+Result<GpuRequirement> ReadRequirementJson(const nlohmann::json& value, const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader obj, ObjectReader::Make(value, path, "an object"));
+  return ReadRequirement(obj);
+}
+
 Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
   auto obj = ObjectReader::Make(value, "cluster", "the cluster");
   if (!obj) return Fail(obj.error());

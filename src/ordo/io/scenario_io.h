@@ -41,6 +41,11 @@ struct ReadOptions {
 /// errors name `cluster.node_groups[k]....`.
 [[nodiscard]] Result<Cluster> ReadClusterJson(const nlohmann::json& value);
 
+/// The GPU requirement of a job or service object at `path` (`gpu_type`, `min_gpu_memory_gb`),
+/// which scenarios and worlds share; the object's other fields are the caller's to check.
+[[nodiscard]] Result<GpuRequirement> ReadRequirementJson(const nlohmann::json& value,
+                                                         const std::string& path);
+
 /// The scenario as JSON text (pretty when indent >= 0), in the spec's format.
 std::string WriteScenario(const Scenario& scenario, int indent = 2);
 

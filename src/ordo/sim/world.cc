@@ -27,7 +27,6 @@ using io::internal::ObjectReader;
 constexpr int kMaxDays = 366;
 constexpr double kMaxSigma = 5.0;
 constexpr double kMaxRate = 1e15;
-constexpr double kMaxMemoryGb = 1e6;
 constexpr int kMaxTenants = 10'000;
 
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -280,14 +279,6 @@ Result<void> ValidateWorld(const World& w) {
 
 namespace {
 
-Result<GpuRequirement> ReadRequirement(const ObjectReader& f) {
-  GpuRequirement req;
-  ORDO_ASSIGN_OR_RETURN(req.gpu_type, f.OptionalString("gpu_type", Limits::kMaxIdLength, true));
-  ORDO_ASSIGN_OR_RETURN(req.min_gpu_memory_gb,
-                        f.OptionalNumber("min_gpu_memory_gb", 0, kMaxMemoryGb));
-  return req;
-}
-
 Result<WorldShape> ReadShape(const ObjectReader& f) {
   WorldShape shape;
   ORDO_ASSIGN_OR_RETURN(int64_t gpus, f.Int("gpus", 1, Limits::kMaxGpus));
@@ -323,7 +314,7 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
   if (!(job.priority > 0)) return FailInput(f.Path("priority"), "must be > 0");
   ORDO_ASSIGN_OR_RETURN(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
   job.arrival_step = static_cast<int>(arrival);
-  ORDO_ASSIGN_OR_RETURN(job.requirement, ReadRequirement(f));
+  ORDO_ASSIGN_OR_RETURN(job.requirement, io::ReadRequirementJson(v, path));
   const bool single = f.Has("gpus") || f.Has("duration_steps") || f.Has("forecast_duration_steps");
   if (const Json* shapes = f.Find("shapes")) {
     if (single) {
@@ -399,7 +390,7 @@ Result<WorldService> ReadService(const Json& v, const std::string& path, int clu
   if (n) s.max_change_per_step = static_cast<int>(*n);
   ORDO_ASSIGN_OR_RETURN(n, f.OptionalInt("current_gpus", 0, Limits::kMaxGpus));
   if (n) s.current_gpus = static_cast<int>(*n);
-  ORDO_ASSIGN_OR_RETURN(s.requirement, ReadRequirement(f));
+  ORDO_ASSIGN_OR_RETURN(s.requirement, io::ReadRequirementJson(v, path));
   const size_t max_items = static_cast<size_t>(Limits::kMaxHorizonSteps) * 2;
   ORDO_ASSIGN_OR_RETURN(s.demand, f.IntList("demand", 0, Limits::kMaxGpus, max_items));
   ORDO_ASSIGN_OR_RETURN(s.rate, f.NumberList("rate", 0, kMaxRate, max_items));
