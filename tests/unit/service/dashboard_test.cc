@@ -40,10 +40,10 @@ TEST(DashboardData, NodesAndClockTimesForTheAxes) {
   ScratchDir dir;
   auto engine = OpenEngine(Config(2, 12), Manual(dir));  // group "g": 2 nodes of 8 GPUs
   ASSERT_TRUE(engine);
-  ASSERT_TRUE(engine->SubmitJob(kA, JobBody("a1", 8, 3)));
+  ASSERT_TRUE(testing::SubmitJob(*engine, kA, JobBody("a1", 8, 3)));
   ASSERT_TRUE(engine->Advance(kAdminPrincipal, 4));
   auto data = engine->DashboardJson(kA, 48);
-  ASSERT_TRUE(data) << data.error().error.ToString();
+  ASSERT_TRUE(data) << data.error().ToString();
   const json& d = *data;
 
   // The GPU axis: each node by name with its GPU range.
