@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/e2e/cli_runner.h"
+#include "tests/support/text.h"
 
 namespace ordo::testing {
 namespace {
@@ -20,12 +21,6 @@ std::vector<std::string> ScenarioFiles() {
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // The main job of `make run`, with full mode held to 1 s per scenario to keep the suite quick.

@@ -3,16 +3,13 @@
 #include <string>
 
 #include "ordo/report/render.h"
+#include "tests/support/text.h"
 #include "tests/unit/core/core_test_util.h"
 
 namespace ordo::report {
 namespace {
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::Count;
 
 // ckpt runs on GPUs 0-1 over steps 0-2, is preempted at 3 (2 of its 3 steps saved) and resumes on
 // GPUs 2-3 at step 5: 1 restart step and 4 steps of work, to step 9. Drawn from start to

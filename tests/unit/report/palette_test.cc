@@ -13,6 +13,7 @@
 #include "ordo/report/render.h"
 #include "tests/support/builders.h"
 #include "tests/support/page_colors.h"
+#include "tests/support/text.h"
 
 namespace ordo::report {
 namespace {
@@ -23,11 +24,7 @@ using testing::InPalette;
 using testing::MakeJob;
 using testing::MakeService;
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::Count;
 
 // Two groups (a100: 2 nodes of 4 GPUs, GPUs 0-7; h100: 1 node of 8, GPUs 8-15), one job of each
 // kind and a service, over 24 one-hour steps.

@@ -12,6 +12,7 @@
 #include "ordo/report/comparison.h"
 #include "ordo/report/format.h"
 #include "tests/support/builders.h"
+#include "tests/support/text.h"
 
 namespace ordo::report {
 namespace {
@@ -19,11 +20,7 @@ namespace {
 using testing::MakeJob;
 using testing::MakeService;
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using testing::Count;
 
 Scenario Small(std::string name) {
   return testing::ScenarioBuilder(std::move(name))
