@@ -64,6 +64,46 @@ TEST(ExplainProperty, EveryExplanationOfEveryPolicyIsAFact) {
   std::printf("%d instances: %lld explanations, %lld spans checked\n", instances, explained, spans);
 }
 
+// A bound on the holders named leaves out whole explanations, never part of one: the bounded
+// list is the unbounded one's prefix that fits the bound, and the next explanation would not.
+TEST(ExplainProperty, AHolderBudgetKeepsTheWholeExplanationsThatFit) {
+  const PolicyRegistry registry = MakeInTreeRegistry();
+  auto holders_of = [](const JobExplanation& e) {
+    int64_t n = 0;
+    for (const WaitSpan& span : e.spans) n += static_cast<int64_t>(span.holders.size());
+    return n;
+  };
+  int bounded_short = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RandomScenarioOptions options;
+    options.contended = true;
+    const Scenario scenario = RandomScenario(seed, options);
+    auto policy = registry.Create("ordo");
+    ASSERT_TRUE(policy);
+    auto plan = (*policy)->Solve(scenario, PolicyOptions{});
+    ASSERT_TRUE(plan);
+    const std::vector<JobExplanation> all = policy::ExplainPlan(scenario, *plan);
+    int64_t total = 0;
+    for (const JobExplanation& e : all) total += holders_of(e);
+    const int64_t budget = total / 2;
+    const std::vector<JobExplanation> some =
+        policy::ExplainPlan(scenario, *plan, {.max_holders = budget});
+    ASSERT_LE(some.size(), all.size()) << "seed " << seed;
+    int64_t named = 0;
+    for (size_t k = 0; k < some.size(); ++k) {
+      EXPECT_EQ(some[k].id, all[k].id) << "seed " << seed;
+      EXPECT_EQ(some[k].message, all[k].message) << "seed " << seed;
+      named += holders_of(some[k]);
+    }
+    EXPECT_LE(named, budget) << "seed " << seed;
+    if (some.size() < all.size()) {
+      ++bounded_short;
+      EXPECT_GT(named + holders_of(all[some.size()]), budget) << "seed " << seed;
+    }
+  }
+  EXPECT_GT(bounded_short, 20);
+}
+
 // The checker is not a rubber stamp: a wrong holder, a span cut short and a false peak are caught.
 TEST(ExplainProperty, TheCheckerCatchesFalseClaims) {
   const PolicyRegistry registry = MakeInTreeRegistry();

@@ -241,7 +241,8 @@ Result<Json> PostTraffic(Engine& engine, const Principal& who, std::string_view 
   return engine.PostTraffic(who, id, std::move(traffic));
 }
 
-Result<Json> WhatIf(Engine& engine, const Principal& who, const Json& body) {
+Result<Json> WhatIf(Engine& engine, const Principal& who, const Json& body,
+                    std::chrono::steady_clock::time_point received) {
   if (WhatIfChangesServices(body)) {
     ORDO_RETURN_IF_ERROR(engine.Permit(who, Engine::AdminAction::kWhatIfServices));
   }
@@ -249,6 +250,7 @@ Result<Json> WhatIf(Engine& engine, const Principal& who, const Json& body) {
       WhatIfRequest request,
       ReadWhatIfBody(body, engine.config(), JobReadOptions(),
                      engine.options().max_whatif_time_limit_s, engine.stopping()));
+  request.received = received;
   return engine.WhatIf(who, std::move(request));
 }
 
@@ -347,7 +349,7 @@ void HttpServer::AddPlanRoutes() {
   AddRoute({"POST", Kind::kExact, "/v1/whatif", "", "/v1/whatif",
             JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {
               ORDO_ASSIGN_OR_RETURN(Json body, ParseBody(req));
-              return api::WhatIf(*e, who, body);
+              return api::WhatIf(*e, who, body, req.received);
             })});
   AddRoute({"POST", Kind::kExact, "/v1/clock/advance", "", "/v1/clock/advance",
             JsonRoute(200, [e](const Principal& who, const Request& req, Id) -> Result<Json> {

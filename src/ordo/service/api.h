@@ -10,6 +10,7 @@
 // word only. The token is checked from the request's head, before its body is read.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -89,7 +90,10 @@ Result<nlohmann::json> PutService(Engine& engine, const Principal& who, const nl
                                   std::optional<std::string_view> path_id, bool create);
 Result<nlohmann::json> PostTraffic(Engine& engine, const Principal& who, std::string_view id,
                                    const nlohmann::json& body);
-Result<nlohmann::json> WhatIf(Engine& engine, const Principal& who, const nlohmann::json& body);
+/// `received`: when the request arrived; its time limit counts from there.
+Result<nlohmann::json> WhatIf(
+    Engine& engine, const Principal& who, const nlohmann::json& body,
+    std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now());
 Result<nlohmann::json> Advance(Engine& engine, const Principal& who, const nlohmann::json& body);
 }  // namespace api
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -83,6 +84,8 @@ struct WhatIfRequest {
   std::vector<JobBody> jobs;           // added, in the caller's namespace
   std::vector<std::string> cancel;     // the caller's job ids, as it addresses them
   std::vector<ServiceBody> services;   // added or replacing (admin only: the engine checks)
+  // When the request arrived: the time limit counts from here (the API sets the transport's).
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 };
 /// True when the body asks to change services (a non-empty `services` list): the admin's, which
 /// the API checks before reading the rest.

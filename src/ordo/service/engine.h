@@ -72,6 +72,11 @@ struct EngineOptions {
   /// Job shapes a what-if's hypothetical queue may hold (the active jobs' and the added ones');
   /// more is refused (invalid input naming `jobs`).
   size_t max_whatif_shapes = 200'000;
+  /// Holders a what-if's explanations may name in all, over their spans (policy::ExplainBudget):
+  /// the answer carries each twice (the plan's spans and the messages), so this bounds its size
+  /// (a few MB) and the time taken to write it whatever the machine. The jobs past it are left
+  /// unexplained and the answer is cut ("answer_size").
+  int64_t whatif_max_explained_holders = 50'000;
   /// Unix seconds now; tests may replace it.
   std::function<double()> wall_clock;
   /// Policies by name; the in-tree registry when null. Must outlive the engine.
@@ -221,10 +226,12 @@ class Engine {
   Result<WhatIfWorld> MakeWhatIfWorld(const Principal& who, const WhatIfRequest& request) const;
   /// The limits on a what-if's hypothetical queue: its size, and that it admits a legal plan.
   Result<void> CheckWhatIfScenario(const Scenario& scenario) const;
+  /// `explain_timed_out`: the deadline, not the size bound, ended the explanations (when they
+  /// leave jobs out).
   nlohmann::json WhatIfAnswer(const Principal& who, const std::string& policy,
                               const WhatIfWorld& world, const Plan& plan,
                               const std::vector<JobExplanation>& explanations,
-                              std::optional<Cut> cut);
+                              bool explain_timed_out, std::optional<Cut> cut);
   /// The added jobs' views; the caller holds a shared lock on the state.
   nlohmann::json AddedJobViews(const WhatIfWorld& world, const Plan& plan,
                                const std::vector<JobExplanation>& explanations, bool explained_all,

@@ -32,6 +32,10 @@ constexpr double kWhatIfFinishShare = 0.2;
 constexpr double kWhatIfAnswerShare = 0.5;
 constexpr int kMaxHistorySteps = 10'000;
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
 // see; their explanations are redacted for the reader.
 Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
@@ -337,7 +341,7 @@ struct Engine::WhatIfWorld {
 };
 
 Result<Json> Engine::WhatIf(const Principal& who, WhatIfRequest request) {
-  const auto started = std::chrono::steady_clock::now();
+  const auto started = request.received;
   using io::internal::IndexPath;
   const std::string name = request.policy.value_or(options_.fast_policy);
   auto policy = MakePolicy(name);
@@ -375,12 +379,12 @@ Result<Json> Engine::WhatIf(const Principal& who, WhatIfRequest request) {
   popts.memory_budget_bytes = options_.whatif_memory_budget_bytes;
   // The limit is the answer's: reading the request so far, and checking, measuring and
   // explaining the plan after, come out of it.
-  const double spent_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double spent_s = SecondsSince(started);
   popts.time_limit_s =
       std::max(0.0, limit_s - spent_s - std::min(1.0, kWhatIfFinishShare * limit_s));
   auto checked = SolveChecked(**policy, nullptr, name == options_.fast_policy ? kModeFast : name,
                               world.planned, popts, &world.scenario);
+  const double solved_s = SecondsSince(started);
   if (!checked) return Fail(Error{ErrorCode::kInternal, "", checked.error().ToString()});
   std::optional<Cut> cut = FindCut(*checked, popts, planning_stop_);
   // Stopped: the plan is legal but explaining it would hold the shutdown up.
@@ -396,9 +400,19 @@ Result<Json> Engine::WhatIf(const Principal& who, WhatIfRequest request) {
       started +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(
           limit_s - kWhatIfAnswerShare * std::min(1.0, kWhatIfFinishShare * limit_s)));
-  const std::vector<JobExplanation> explanations =
-      ExplainInBasePriorities(world.planned, world.scenario, checked->plan, explain_deadline);
-  return WhatIfAnswer(who, name, world, checked->plan, explanations, std::move(cut));
+  const std::vector<JobExplanation> explanations = ExplainInBasePriorities(
+      world.planned, world.scenario, checked->plan,
+      {.deadline = explain_deadline, .max_holders = options_.whatif_max_explained_holders});
+  const double explained_s = SecondsSince(started);
+  Json answer = WhatIfAnswer(who, name, world, checked->plan, explanations,
+                             std::chrono::steady_clock::now() >= explain_deadline, std::move(cut));
+  // Where a what-if's time went, from the request's arrival: an operator's check on the limit.
+  log_->Debug("whatif_timing", {{"read_s", spent_s},
+                                {"plan_s", solved_s - spent_s},
+                                {"explain_s", explained_s - solved_s},
+                                {"answer_s", SecondsSince(started) - explained_s},
+                                {"limit_s", limit_s}});
+  return answer;
 }
 
 Result<Engine::WhatIfWorld> Engine::MakeWhatIfWorld(const Principal& who,
@@ -483,7 +497,7 @@ Result<void> Engine::CheckWhatIfScenario(const Scenario& scenario) const {
 
 Json Engine::WhatIfAnswer(const Principal& who, const std::string& policy, const WhatIfWorld& world,
                           const Plan& plan, const std::vector<JobExplanation>& explanations,
-                          std::optional<Cut> cut) {
+                          bool explain_timed_out, std::optional<Cut> cut) {
   size_t waiting = 0;
   for (size_t j = 0; j < world.scenario.jobs.size() && j < plan.jobs.size(); ++j) {
     const JobPlacement& p = plan.jobs[j];
@@ -493,11 +507,16 @@ Json Engine::WhatIfAnswer(const Principal& who, const std::string& policy, const
   if (!explained_all) {
     const std::string left_out = std::to_string(waiting - explanations.size()) + " of " +
                                  std::to_string(waiting) + " waiting jobs";
+    const std::string ended_by = explain_timed_out
+                                     ? "the time limit"
+                                     : "the bound on the answer's size (" +
+                                           std::to_string(options_.whatif_max_explained_holders) +
+                                           " holders named)";
     if (cut) {
-      cut->message += "; the time limit also ended the explanations before " + left_out;
+      cut->message += "; " + ended_by + " also ended the explanations before " + left_out;
     } else {
-      cut = Cut{"time_limit", "the time limit ended the explanations before " + left_out +
-                                  ": they have no reason"};
+      cut = Cut{explain_timed_out ? "time_limit" : "answer_size",
+                ended_by + " ended the explanations before " + left_out + ": they have no reason"};
     }
   }
   whatifs_.Inc(Labels({{"cut", cut ? cut->reason : "none"}}));

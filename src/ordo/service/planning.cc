@@ -37,10 +37,10 @@ void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& 
   checked.plan.metrics.solver = solver;
 }
 
-std::vector<JobExplanation> ExplainInBasePriorities(
-    const Scenario& planned, const Scenario& report, const Plan& plan,
-    std::chrono::steady_clock::time_point deadline) {
-  std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan, deadline);
+std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
+                                                    const Plan& plan,
+                                                    const policy::ExplainBudget& budget) {
+  std::vector<JobExplanation> out = policy::ExplainPlan(planned, plan, budget);
   if (&planned == &report) return out;
   std::unordered_map<std::string_view, double> base;
   for (const Job& job : report.jobs) base.emplace(job.id, job.priority);

@@ -16,6 +16,7 @@
 #include "ordo/core/error.h"
 #include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
+#include "ordo/policy/common/explain.h"
 #include "ordo/policy/policy.h"
 
 namespace ordo::service {
@@ -49,11 +50,11 @@ struct CheckedPlan {
 void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report);
 
 /// The explanations of `plan`, made for `planned` (planning priorities, which the planner acted
-/// on), with every holder's priority its base one from `report`. Past `deadline` the jobs not yet
+/// on), with every holder's priority its base one from `report`. Out of `budget` the jobs not yet
 /// explained are left out (policy::ExplainPlan).
-std::vector<JobExplanation> ExplainInBasePriorities(
-    const Scenario& planned, const Scenario& report, const Plan& plan,
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
+                                                    const Plan& plan,
+                                                    const policy::ExplainBudget& budget = {});
 
 /// Runs a policy; anything it throws becomes an Error (it should not throw, but the service must
 /// survive if it does).
@@ -62,7 +63,7 @@ std::vector<JobExplanation> ExplainInBasePriorities(
 
 /// Why a plan is the best its planner found before something cut its search short, when it is.
 struct Cut {
-  std::string reason;   // "stopping", "memory_budget" or "time_limit"
+  std::string reason;   // "stopping", "memory_budget", "time_limit" or "answer_size"
   std::string message;  // for people
 };
 

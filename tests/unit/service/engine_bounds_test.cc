@@ -85,6 +85,30 @@ TEST(EngineBounds, WhatIfWhoseLimitEndsTheExplanationsSaysHowManyAndGivesNoReaso
   EXPECT_GT(waiting, 0) << what->dump();
 }
 
+TEST(EngineBounds, WhatIfWhoseExplanationsOutgrowTheAnswerIsCutForItsSize) {
+  ScratchDir dir;
+  EngineOptions options = Manual(dir);
+  options.whatif_max_explained_holders = 3;
+  auto engine = OpenEngine(testing::Config(), options);
+  ASSERT_TRUE(engine);
+  // Six 8-GPU jobs of 4 steps on 16 GPUs: four wait, each behind at least one holder.
+  json jobs = json::array();
+  for (int k = 0; k < 6; ++k) jobs.push_back(Job(8, 4));
+  auto what = testing::WhatIf(*engine, kA, json{{"jobs", jobs}, {"policy", "fifo"}});
+  ASSERT_TRUE(what) << what.error().ToString();
+  EXPECT_EQ((*what)["cut"], true);
+  EXPECT_EQ((*what)["cut_reason"]["reason"], "answer_size") << what->dump();
+  int explained = 0, unexplained = 0;
+  for (const json& job : (*what)["jobs"]) {
+    if (job["planned_start_step"] == (*what)["x-step"]) continue;
+    job.contains("reason") ? ++explained : ++unexplained;
+  }
+  EXPECT_GT(explained, 0) << what->dump();
+  EXPECT_GT(unexplained, 0) << what->dump();
+  EXPECT_NE(engine->MetricsText().find("ordo_whatifs_total{cut=\"answer_size\"} 1"),
+            std::string::npos);
+}
+
 TEST(EngineBounds, FullWhatIfOverTheMemoryBudgetIsCutAndSaysWhy) {
   ScratchDir dir;
   EngineOptions options = Manual(dir);

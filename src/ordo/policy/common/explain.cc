@@ -328,7 +328,7 @@ std::string ExplanationMessage(const JobExplanation& e, std::string_view policy,
 }
 
 std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
-                                        std::chrono::steady_clock::time_point deadline) {
+                                        const ExplainBudget& budget) {
   const int horizon = s.horizon_steps;
   const int jobs = static_cast<int>(s.jobs.size());
   const QueueKind kind = KindOf(plan.policy);
@@ -382,13 +382,18 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
   }
 
   std::vector<JobExplanation> out;
-  const bool bounded = deadline != std::chrono::steady_clock::time_point::max();
+  const bool timed = budget.deadline != std::chrono::steady_clock::time_point::max();
+  int64_t holders_named = 0;
+  // One job's explanation scans its wait over every block: the clock is read before each step.
+  auto out_of_budget = [&](int64_t job_holders) {
+    return holders_named + job_holders > budget.max_holders ||
+           (timed && std::chrono::steady_clock::now() >= budget.deadline);
+  };
   for (int j = 0; j < jobs; ++j) {
     const Job& job = s.jobs[j];
     const std::optional<int> start = start_of(j);
     if (job.running || (start && *start == 0)) continue;
-    // One job's explanation scans its wait over every block: the clock is read before each.
-    if (bounded && std::chrono::steady_clock::now() >= deadline) break;
+    if (out_of_budget(0)) break;
     JobExplanation e;
     e.id = job.id;
     e.planned_start = start;
@@ -416,7 +421,9 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
       });
     }
     const int until = start.value_or(horizon);
-    for (int t = earliest; t < until; ++t) {
+    int64_t job_holders = 0;
+    bool cut = false;
+    for (int t = earliest; t < until && !(cut = out_of_budget(job_holders)); ++t) {
       WaitSpan span;
       span.from_step = t;
       span.to_step = t + 1;
@@ -528,9 +535,13 @@ std::vector<JobExplanation> ExplainPlan(const Scenario& s, const Plan& plan,
       if (!e.spans.empty() && e.spans.back().to_step == t && same_holders(e.spans.back(), span)) {
         e.spans.back().to_step = t + 1;
       } else {
+        job_holders += static_cast<int64_t>(span.holders.size());
         e.spans.push_back(std::move(span));
       }
     }
+    // The last step's span may have taken the job past the bound.
+    if (cut || holders_named + job_holders > budget.max_holders) break;
+    holders_named += job_holders;
     // The longest span (the earliest of equals) gives the job's reason.
     const WaitSpan* main = nullptr;
     for (const WaitSpan& span : e.spans) {

@@ -24,7 +24,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,13 +42,21 @@ namespace ordo::policy {
 /// highest demand over the horizon.
 inline constexpr double kNearPeakShare = 0.9;
 
+/// How much ExplainPlan may do: past `deadline`, or once the explanations would name more than
+/// `max_holders` holders in all (summed over their spans: what an answer carrying them costs to
+/// write), the jobs not yet explained are left out.
+struct ExplainBudget {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  int64_t max_holders = std::numeric_limits<int64_t>::max();
+};
+
 /// One explanation per job that is not running and does not start at step 0, in scenario order.
 /// The wording follows `plan.policy` (fifo, fifo-backfill, priority-backfill, reactive, ordo,
-/// ordo-full). `plan` must be legal. Call it on demand, not on every plan. Past `deadline` the
-/// jobs not yet explained are left out (a bounded caller compares the count with the waiting jobs).
-std::vector<JobExplanation> ExplainPlan(
-    const Scenario& scenario, const Plan& plan,
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+/// ordo-full). `plan` must be legal. Call it on demand, not on every plan. Out of `budget`, the
+/// jobs not yet explained are left out (a bounded caller compares the count with the waiting
+/// jobs); a job is explained whole or not at all.
+std::vector<JobExplanation> ExplainPlan(const Scenario& scenario, const Plan& plan,
+                                        const ExplainBudget& budget = {});
 
 /// The display name of a holder ("job \"a\"", "service \"chat\""), or nullopt for a job the reader
 /// may not see: it is then written as "another tenant's job", with no id or priority.

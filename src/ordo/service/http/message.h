@@ -2,6 +2,7 @@
 // (api.h): neither side sees the other's library types.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,9 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string peer;  // the client's address, "127.0.0.1"
+  // When the head was read: a route with a time limit (what-if) counts it from here, so reading
+  // and parsing a large body come out of the limit the client asked for.
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 
   /// The first header named `name` (any case); empty when absent.
   [[nodiscard]] std::string_view Header(std::string_view name) const;

@@ -146,6 +146,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       request_.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
     }
     request_.peer = peer_;
+    request_.received = std::chrono::steady_clock::now();
     keep_alive_ = head.keep_alive();
     if (std::optional<Response> early = server_.handlers.on_head(request_)) {
       return Respond(std::move(*early), /*close=*/!parser_->is_done());
