@@ -4,7 +4,7 @@ set -euo pipefail
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 declare -A allowed=(
   [core]="core"
-  [io]="core io"
+  [io]="core priority io"
   [solver]="core solver"
   [forecast]="core io forecast"
   [priority]="core priority"

@@ -153,9 +153,10 @@ int RunCycles(const ordo::cli::Args& args, const ordo::slurm::SlurmConfig& confi
   slurm::ProcessSlurmClient client;
   const slurm::Sleeper sleep = [](double s) { SleepUnlessStopped(s); };
   int exit_code = kExitOk;
+  slurm::CycleMemory memory;  // the accounts' use of the cluster, from cycle to cycle
   while (true) {
     options.now = schedule.fixed_now.value_or(static_cast<int64_t>(std::time(nullptr)));
-    auto report = slurm::RunCycle(client, config, options, sleep, Log);
+    auto report = slurm::RunCycle(client, config, options, sleep, Log, &memory);
     if (!report) {
       const bool unreadable = report.error().code == ErrorCode::kIo;
       Log("cycle failed: " + report.error().ToString() +

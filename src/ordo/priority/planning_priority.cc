@@ -18,6 +18,12 @@ PlanningOptions DefaultPlanningOptions() {
   return o;
 }
 
+PlanningOptions OnlinePlanningOptions() {
+  PlanningOptions o = DefaultPlanningOptions();
+  o.size_exponent = 0;
+  return o;
+}
+
 Result<void> ValidatePlanningOptions(const PlanningOptions& o) {
   if (!std::isfinite(o.aging.rate_per_hour) || o.aging.rate_per_hour < 0 ||
       o.aging.rate_per_hour > 1e6) {
@@ -69,6 +75,21 @@ double PlanningPriority(double base, double waited_hours, double fair_share_fact
   const double size =
       o.size_exponent > 0 ? std::pow(std::max(1.0, job_gpu_hours), -o.size_exponent) : 1;
   return base * AgeFactor(waited_hours, o.aging) * fair_share_factor * size;
+}
+
+double SmallestGpuHours(const Job& job, double step_hours) {
+  double smallest = 0;
+  for (const Shape& shape : job.shapes) {
+    const double h = shape.gpus * shape.duration_steps * step_hours;
+    smallest = smallest == 0 ? h : std::min(smallest, h);
+  }
+  return smallest;
+}
+
+double JobPlanningPriority(const Job& job, double waited_hours, double fair_share_factor,
+                           const PlanningOptions& options, double step_hours) {
+  return PlanningPriority(job.priority, waited_hours, fair_share_factor, options,
+                          SmallestGpuHours(job, step_hours));
 }
 
 UsageLedger::UsageLedger(int tenants, double half_life_hours)

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "ordo/core/error.h"
+#include "ordo/core/scenario.h"
 
 namespace ordo::priority {
 
@@ -56,6 +57,11 @@ struct PlanningOptions {
 /// The defaults ordo plans with (tuned on one week of the ITP trace; docs/simulator.md).
 PlanningOptions DefaultPlanningOptions();
 
+/// The defaults of the planners that serve users, `ordo serve` and `ordo slurm`:
+/// DefaultPlanningOptions without the short-job preference (size_exponent 0), which is on only
+/// where it was tuned, in the simulator; a config's `planning` may set it.
+PlanningOptions OnlinePlanningOptions();
+
 /// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1),
 /// `fair_share.half_life_hours`, `fair_share.max_exponent`, `fair_share.weight`,
 /// `wait_bound_hours`, `bound_priority`, `size_exponent`.
@@ -72,6 +78,16 @@ double FairShareFactor(double usage_fraction, double share, const FairShareOptio
 /// bound_priority once waited_hours reaches a wait bound that is on.
 double PlanningPriority(double base, double waited_hours, double fair_share_factor,
                         const PlanningOptions& options, double job_gpu_hours = 0);
+
+/// The smallest GPU-hours among `job`'s shapes: its size as the planner sees it (0 without a
+/// shape).
+double SmallestGpuHours(const Job& job, double step_hours);
+
+/// The planning priority of a waiting `job` whose `priority` is still its base one: what the
+/// simulator, the service and `ordo slurm` each set before planning. `fair_share_factor` is its
+/// tenant's (1 without a tenant).
+double JobPlanningPriority(const Job& job, double waited_hours, double fair_share_factor,
+                           const PlanningOptions& options, double step_hours);
 
 /// Each tenant's recent use of the cluster, decayed: the input of FairShareFactor. Tenants are
 /// numbered 0..n-1 by the caller. A value type: the caller owns it and advances it once per step

@@ -7,6 +7,7 @@
 #include "ordo/io/document.h"
 #include "ordo/io/json_fields.h"
 #include "ordo/io/scenario_io.h"
+#include "ordo/io/tenancy_io.h"
 
 namespace ordo::service {
 namespace {
@@ -48,85 +49,7 @@ Result<Scenario> ReadBase(const Json& root) {
   return io::ParseScenario(doc.dump(), false);
 }
 
-// `share`: a number of GPUs or a percentage ("25%"), as in a world's tenants.
-Result<void> ReadShare(const ObjectReader& t, Tenant& tenant) {
-  const Json* share = t.Find("share");
-  if (share == nullptr) return {};
-  if (share->is_string()) {
-    const std::string& text = share->get_ref<const std::string&>();
-    char* end = nullptr;
-    const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || end == nullptr || std::string_view(end) != "%" || !std::isfinite(percent)) {
-      return FailInput(t.Path("share"),
-                       "must be a number of GPUs or a percentage such as \"25%\" "
-                       "(got \"" +
-                           text.substr(0, 40) + "\")");
-    }
-    tenant.share = percent;
-    tenant.share_is_percent = true;
-  } else {
-    auto gpus = t.Number("share", -1e9, 1e9);
-    if (!gpus) return Fail(gpus.error());
-    tenant.share = *gpus;
-  }
-  if (tenant.share < 0) {
-    return FailInput(t.Path("share"), "must not be negative (got " + std::to_string(tenant.share) +
-                                          (tenant.share_is_percent ? "%" : "") + ")");
-  }
-  if (tenant.share_is_percent && tenant.share > 100) {
-    return FailInput(t.Path("share"), "a percentage must be at most 100%");
-  }
-  return {};
-}
-
-// The optional `planning` object: planning_priority.h's options, defaults for what is absent.
-Result<priority::PlanningOptions> ReadPlanning(const ObjectReader& top) {
-  priority::PlanningOptions o = ServicePlanningDefaults();
-  const Json* planning = top.Find("planning");
-  if (planning == nullptr) return o;
-  auto p = ObjectReader::Make(*planning, "planning", "the planning options");
-  if (!p) return Fail(p.error());
-  ORDO_RETURN_IF_ERROR(
-      p->AllowOnly({"aging", "fair_share", "wait_bound_hours", "bound_priority", "size_exponent"}));
-  auto number = [](const ObjectReader& obj, std::string_view key, double& target) -> Result<void> {
-    auto value = obj.OptionalNumber(key, -1e9, 1e9);
-    if (!value) return Fail(value.error());
-    if (*value) target = **value;
-    return {};
-  };
-  if (const Json* aging = p->Find("aging")) {
-    auto a = ObjectReader::Make(*aging, "planning.aging", "the aging options");
-    if (!a) return Fail(a.error());
-    ORDO_RETURN_IF_ERROR(a->AllowOnly({"rate_per_hour", "cap"}));
-    ORDO_RETURN_IF_ERROR(number(*a, "rate_per_hour", o.aging.rate_per_hour));
-    ORDO_RETURN_IF_ERROR(number(*a, "cap", o.aging.cap));
-  }
-  if (const Json* fair = p->Find("fair_share")) {
-    auto f = ObjectReader::Make(*fair, "planning.fair_share", "the fair-share options");
-    if (!f) return Fail(f.error());
-    ORDO_RETURN_IF_ERROR(f->AllowOnly({"half_life_hours", "max_exponent", "weight"}));
-    ORDO_RETURN_IF_ERROR(number(*f, "half_life_hours", o.fair_share.half_life_hours));
-    ORDO_RETURN_IF_ERROR(number(*f, "max_exponent", o.fair_share.max_exponent));
-    ORDO_RETURN_IF_ERROR(number(*f, "weight", o.fair_share.weight));
-  }
-  ORDO_RETURN_IF_ERROR(number(*p, "wait_bound_hours", o.wait_bound_hours));
-  ORDO_RETURN_IF_ERROR(number(*p, "bound_priority", o.bound_priority));
-  ORDO_RETURN_IF_ERROR(number(*p, "size_exponent", o.size_exponent));
-  if (auto ok = priority::ValidatePlanningOptions(o); !ok) {
-    Error error = ok.error();
-    error.field = "planning." + error.field;
-    return Fail(std::move(error));
-  }
-  return o;
-}
-
 }  // namespace
-
-priority::PlanningOptions ServicePlanningDefaults() {
-  priority::PlanningOptions o = priority::DefaultPlanningOptions();
-  o.size_exponent = 0;
-  return o;
-}
 
 const Tenant* ServiceConfig::FindTenant(std::string_view name) const {
   for (const Tenant& tenant : tenants) {
@@ -201,7 +124,11 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
       if (!tokens.insert(tenant.token).second) {
         return FailInput(t->Path("token"), "is also another tenant's or the admin's token");
       }
-      ORDO_RETURN_IF_ERROR(ReadShare(*t, tenant));
+      ORDO_ASSIGN_OR_RETURN(std::optional<io::TenantShare> share, io::ReadShare(*t));
+      if (share) {
+        tenant.share = share->amount;
+        tenant.share_is_percent = share->percent;
+      }
       // Shares are nominal quotas: together they may not promise more than the cluster.
       shares_gpus += tenant.ShareFraction(total_gpus) * total_gpus;
       if (shares_gpus > total_gpus + 1e-9) {
@@ -216,7 +143,8 @@ Result<ServiceConfig> ParseServiceConfig(std::string_view text, bool yaml) {
       }
       config.tenants.push_back(std::move(tenant));
     }
-    ORDO_ASSIGN_OR_RETURN(config.planning, ReadPlanning(*top));
+    ORDO_ASSIGN_OR_RETURN(config.planning,
+                          io::ReadPlanningOptions(*top, priority::OnlinePlanningOptions()));
     return config;
   } catch (const std::exception& ex) {
     return Fail(Error{ErrorCode::kInternal, "", std::string("config reader: ") + ex.what()});

@@ -46,11 +46,6 @@ struct Principal {
 
 inline constexpr std::string_view kAdminName = "admin";
 
-/// The service plans with aging and fair share (the simulator's defaults) and without the
-/// short-job preference, which was tuned on the simulator's week and would reorder what tenants
-/// ask for by size.
-priority::PlanningOptions ServicePlanningDefaults();
-
 /// The highest `max_priority` a config may give (priorities run from 1 to 10 by convention).
 inline constexpr double kMaxTenantPriorityCap = 10;
 
@@ -63,8 +58,8 @@ struct ServiceConfig {
   std::vector<Tenant> tenants;
   std::string admin_token;
   /// How waiting jobs' planning priorities are made (priority/planning_priority.h): the config's
-  /// optional `planning` object over ServicePlanningDefaults().
-  priority::PlanningOptions planning = ServicePlanningDefaults();
+  /// optional `planning` object over priority::OnlinePlanningOptions().
+  priority::PlanningOptions planning = priority::OnlinePlanningOptions();
 
   /// The tenant named `name`; null for the admin or an unknown name.
   [[nodiscard]] const Tenant* FindTenant(std::string_view name) const;

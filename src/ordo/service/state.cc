@@ -122,14 +122,9 @@ Scenario PlanningScenario(const Scenario& scenario, const State& state, const Fr
     const double waited_hours =
         static_cast<double>(std::max<int64_t>(0, state.next_step - submitted)) * step_hours;
     const int t = tenancy.Index(JobIdTenant(job.id));
-    double gpu_hours = 0;  // the job's smallest shape, for the size preference
-    for (const Shape& shape : job.shapes) {
-      const double h = shape.gpus * shape.duration_steps * step_hours;
-      gpu_hours = gpu_hours == 0 ? h : std::min(gpu_hours, h);
-    }
-    job.priority = priority::PlanningPriority(job.priority, waited_hours,
-                                              t < 0 ? 1.0 : fair_share[static_cast<size_t>(t)],
-                                              tenancy.options, gpu_hours);
+    job.priority = priority::JobPlanningPriority(job, waited_hours,
+                                                 t < 0 ? 1.0 : fair_share[static_cast<size_t>(t)],
+                                                 tenancy.options, step_hours);
   }
   return out;
 }

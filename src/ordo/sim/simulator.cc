@@ -110,23 +110,17 @@ class Run {
     ledger_->Add(w_.step_minutes / 60.0, used, w_.cluster.total_gpus());
   }
 
-  double PlanningPriority(int j, int s) const {
-    const WorldJob& wj = w_.jobs[j];
-    if (!opt_.planning) return wj.priority;
-    const double waited_hours = std::max(0, s - wj.arrival_step) * (w_.step_minutes / 60.0);
+  // `job`: world job j as the planner sees it at step s (base priority, forecast shapes).
+  double PlanningPriority(int j, int s, const Job& job) const {
+    if (!opt_.planning) return job.priority;
+    const double step_hours = w_.step_minutes / 60.0;
+    const double waited_hours = std::max(0, s - w_.jobs[j].arrival_step) * step_hours;
     const int t = tenant_of_[j];
     const double fair_share = t < 0
                                   ? 1
                                   : priority::FairShareFactor(ledger_->UsageFraction(t), share_[t],
                                                               opt_.planning->fair_share);
-    // The job's smallest forecast GPU-hours (the planner's view of its size).
-    double gpu_hours = 0;
-    for (const ResolvedShape& shape : r_.jobs[j].shapes) {
-      const double h = shape.gpus * shape.forecast_steps * (w_.step_minutes / 60.0);
-      gpu_hours = gpu_hours == 0 ? h : std::min(gpu_hours, h);
-    }
-    return priority::PlanningPriority(wj.priority, waited_hours, fair_share, *opt_.planning,
-                                      gpu_hours);
+    return priority::JobPlanningPriority(job, waited_hours, fair_share, *opt_.planning, step_hours);
   }
 
   void Retire(int s) {
@@ -226,10 +220,10 @@ class Run {
         job.running = RunningPlacement{*o.start_step - s, o.first_gpu};
         view_running_[p] = true;
       } else {
-        job.priority = PlanningPriority(j, s);
         for (const ResolvedShape& rs : rj.shapes) {
           job.shapes.push_back(Shape{rs.gpus, rs.forecast_steps});
         }
+        job.priority = PlanningPriority(j, s, job);
       }
       sc.jobs.push_back(std::move(job));
     }

@@ -14,6 +14,7 @@
 #include "ordo/forecast/time_series.h"
 #include "ordo/io/json_fields.h"
 #include "ordo/io/scenario_io.h"
+#include "ordo/io/tenancy_io.h"
 #include "ordo/sim/random.h"
 
 namespace ordo::sim {
@@ -344,24 +345,10 @@ Result<WorldTenant> ReadTenant(const Json& v, const std::string& path) {
   ORDO_RETURN_IF_ERROR(f.AllowOnly({"id", "share", "max_priority"}));
   WorldTenant tenant;
   ORDO_ASSIGN_OR_RETURN(tenant.id, f.String("id", Limits::kMaxIdLength, true));
-  if (const Json* share = f.Find("share")) {
-    if (share->is_string()) {
-      const std::string& text = share->get_ref<const std::string&>();
-      char* end = nullptr;
-      const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-      if (text.empty() || end == nullptr || std::string_view(end) != "%" ||
-          !std::isfinite(percent)) {
-        return FailInput(f.Path("share"),
-                         "must be a number of GPUs or a percentage such as "
-                         "\"25%\" (got \"" +
-                             text + "\")");
-      }
-      tenant.share = percent;
-      tenant.share_is_percent = true;
-    } else {
-      ORDO_ASSIGN_OR_RETURN(tenant.share,
-                            io::internal::ToNumber(*share, f.Path("share"), -1e9, 1e9));
-    }
+  ORDO_ASSIGN_OR_RETURN(std::optional<io::TenantShare> share, io::ReadShare(f));
+  if (share) {
+    tenant.share = share->amount;
+    tenant.share_is_percent = share->percent;
   }
   ORDO_ASSIGN_OR_RETURN(tenant.max_priority, f.OptionalNumber("max_priority", -1e9, 1e9));
   return tenant;

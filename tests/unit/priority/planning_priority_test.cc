@@ -76,6 +76,20 @@ TEST(PlanningPriorityTest, DividesBySizeToTheExponent) {
   EXPECT_DOUBLE_EQ(PlanningPriority(3, 0, 1, o, 16), 3);  // off
 }
 
+TEST(JobPlanningPriorityTest, UsesTheSmallestShapeAsTheJobsSize) {
+  Job job;
+  job.priority = 3;
+  job.shapes = {Shape{8, 4}, Shape{2, 6}, Shape{4, 2}};  // 16, 6 and 4 GPU-hours at 30 minutes
+  EXPECT_DOUBLE_EQ(SmallestGpuHours(job, 0.5), 4);
+  EXPECT_DOUBLE_EQ(SmallestGpuHours(Job{}, 0.5), 0);
+  PlanningOptions o = Aging(0.25, 4);
+  o.size_exponent = 1;
+  // 3 x (1 + 0.25 x 2) x 2 / 4 = 2.25
+  EXPECT_DOUBLE_EQ(JobPlanningPriority(job, 2, 2, o, 0.5), 2.25);
+  // The online defaults: aging and fair share, no size preference.
+  EXPECT_DOUBLE_EQ(JobPlanningPriority(job, 2, 1, OnlinePlanningOptions(), 0.5), 3 * 1.5);
+}
+
 TEST(UsageLedgerTest, DecaysWithTheHalfLife) {
   UsageLedger ledger(2, 10);
   EXPECT_DOUBLE_EQ(ledger.UsageFraction(0), 0);

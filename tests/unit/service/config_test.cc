@@ -151,7 +151,8 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   EXPECT_EQ(config->planning.aging.cap, 3);
   EXPECT_EQ(config->planning.fair_share.half_life_hours, 12);
   // What is not given keeps the service's defaults.
-  EXPECT_EQ(config->planning.fair_share.weight, ServicePlanningDefaults().fair_share.weight);
+  EXPECT_EQ(config->planning.fair_share.weight,
+            priority::OnlinePlanningOptions().fair_share.weight);
   EXPECT_EQ(config->planning.size_exponent, 0);
   // Without `planning`, the defaults: aging and fair share on.
   auto plain = Parse(ConfigJson());

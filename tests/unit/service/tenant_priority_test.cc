@@ -64,7 +64,7 @@ TEST(TenantPriority, PlanningScenarioAgesAndAppliesFairShare) {
   base.step_minutes = 60;
   base.horizon_steps = 12;
   Tenancy tenancy;
-  tenancy.options = ServicePlanningDefaults();
+  tenancy.options = priority::OnlinePlanningOptions();
   tenancy.options.aging = {0.25, 4};
   tenancy.options.fair_share = {24, 4, 1};
   tenancy.names = {"a", "b"};

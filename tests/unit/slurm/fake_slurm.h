@@ -35,6 +35,7 @@ class FakeSlurm final : public SlurmClient {
     int64_t eligible_time = 1000;  // its begin time (StartTime=)
     std::string admin_comment;
     bool batch = true;
+    std::string account = "research";
   };
 
   FakeSlurm(int nodes, int gpus_per_node, bool typed = true) : gpus_(gpus_per_node), typed_(typed) {
@@ -186,6 +187,7 @@ class FakeSlurm final : public SlurmClient {
                       {"admin_comment", j.admin_comment},
                       {"eligible_time", j.eligible_time},
                       {"partition", "gpu"},
+                      {"account", j.account},
                       {"priority", j.held ? 0 : 4294901757LL},
                       {"nodes", nodes},
                       {"required_nodes", required},

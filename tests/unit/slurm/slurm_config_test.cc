@@ -38,6 +38,36 @@ services:
   EXPECT_TRUE(defaults->services.empty());
 }
 
+TEST(SlurmConfig, TenantsAndPlanningAreReadAsTheServiceReadsThem) {
+  auto c = ParseSlurmConfig(R"(
+tenants:
+  - {account: vision, share: "50%"}
+  - {account: speech, share: 4}
+  - {account: misc}
+planning:
+  aging: {rate_per_hour: 0.5, cap: 3}
+  wait_bound_hours: 48
+)",
+                            true);
+  ASSERT_TRUE(c) << c.error().ToString();
+  ASSERT_EQ(c->tenants.size(), 3u);
+  EXPECT_EQ(c->tenants[0].account, "vision");
+  EXPECT_DOUBLE_EQ(c->tenants[0].share.Fraction(16), 0.5);
+  EXPECT_DOUBLE_EQ(c->tenants[1].share.Fraction(16), 0.25);
+  EXPECT_DOUBLE_EQ(c->tenants[2].share.Fraction(16), 0);
+  EXPECT_DOUBLE_EQ(c->planning.aging.rate_per_hour, 0.5);
+  EXPECT_DOUBLE_EQ(c->planning.aging.cap, 3);
+  EXPECT_DOUBLE_EQ(c->planning.wait_bound_hours, 48);
+  // Absent fields keep the online planners' defaults, the service's too.
+  const priority::PlanningOptions online = priority::OnlinePlanningOptions();
+  EXPECT_DOUBLE_EQ(c->planning.fair_share.half_life_hours, online.fair_share.half_life_hours);
+  EXPECT_DOUBLE_EQ(c->planning.size_exponent, 0);
+  auto defaults = ParseSlurmConfig("{}", false);
+  ASSERT_TRUE(defaults);
+  EXPECT_TRUE(defaults->tenants.empty());
+  EXPECT_DOUBLE_EQ(defaults->planning.aging.rate_per_hour, online.aging.rate_per_hour);
+}
+
 TEST(SlurmConfig, ErrorsNameTheField) {
   struct Case {
     const char* text;
@@ -59,6 +89,18 @@ TEST(SlurmConfig, ErrorsNameTheField) {
        "services[1].id"},
       {R"({"services": [{"id": "a", "priority": 1, "demand": [1], "min_gpus": 4, "max_gpus": 2}]})",
        "services[0].min_gpus"},
+      {R"({"tenants": {"account": "a"}})", "tenants"},
+      {R"({"tenants": [{"share": 4}]})", "tenants[0].account"},
+      {R"({"tenants": [{"account": "a", "share": -1}]})", "tenants[0].share"},
+      {R"({"tenants": [{"account": "a", "share": "120%"}]})", "tenants[0].share"},
+      {R"({"tenants": [{"account": "a", "share": "60%"}, {"account": "b", "share": "50%"}]})",
+       "tenants[1].share"},
+      {R"({"tenants": [{"account": "a"}, {"account": "a"}]})", "tenants[1].account"},
+      {R"({"tenants": [{"account": "a", "quota": 1}]})", "tenants[0].quota"},
+      {R"({"planning": {"aging": {"cap": 0.5}}})", "planning.aging.cap"},
+      {R"({"planning": {"fair_share": {"half_life_hours": 0}}})",
+       "planning.fair_share.half_life_hours"},
+      {R"({"planning": {"aging": {"rate": 1}}})", "planning.aging.rate"},
   };
   for (const Case& c : cases) {
     auto r = ParseSlurmConfig(c.text, false);

@@ -9,6 +9,7 @@
 #include "fake_slurm.h"
 #include "ordo/adapters/slurm/process_slurm_client.h"
 #include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
 
 namespace ordo::slurm {
 namespace {
@@ -257,6 +258,93 @@ TEST(SlurmCycle, HigherPriorityJobGoesFirstWhereFifoWouldNot) {
   ASSERT_TRUE(Cycle(fake, SlurmConfig{}, h));
   EXPECT_EQ(fake.jobs().at(high).state, "RUNNING");
   EXPECT_TRUE(Deferred(fake, fake.jobs().at(low)));
+}
+
+// Aging from the submit time: a priority-2 job that has waited 12 hours plans at 2 x min(4, 1 +
+// 0.25 x 12) = 8 and goes before a fresh priority-5 job; with aging off the fresh one goes first.
+TEST(SlurmCycle, AJobThatWaitedLongGainsPriorityFromItsSubmitTime) {
+  for (const bool aging : {true, false}) {
+    FakeSlurm fake(1, 8);
+    const int64_t old_job =
+        fake.SubmitHeld("ordo:kind=training,priority=2,duration=2h", 8, 1, kNow - 12 * 3600);
+    const int64_t fresh = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+    SlurmConfig config;
+    if (!aging) config.planning.aging.rate_per_hour = 0;
+    Harness h;
+    auto report = Cycle(fake, config, h);
+    ASSERT_TRUE(report) << report.error().ToString();
+    ASSERT_EQ(report->planning_priorities.size(), 2u);
+    EXPECT_DOUBLE_EQ(report->planning_priorities[0], aging ? 8 : 2);  // oldest first
+    EXPECT_DOUBLE_EQ(report->planning_priorities[1], 5);
+    // The mapping and the plan's figures keep the base priorities.
+    EXPECT_DOUBLE_EQ(report->mapping.scenario.jobs[report->mapping.candidates[0].job].priority, 2);
+    EXPECT_DOUBLE_EQ(report->plan.metrics.value,
+                     ComputeMetrics(report->mapping.scenario, report->plan).value);
+    EXPECT_EQ(fake.jobs().at(aging ? old_job : fresh).state, "RUNNING") << "aging " << aging;
+    EXPECT_EQ(fake.jobs().at(aging ? fresh : old_job).state, "PENDING") << "aging " << aging;
+  }
+}
+
+// Fair share by Slurm account: of two equal jobs competing for the last 8 free GPUs, the one of
+// the account that holds none goes first (factor 2^(1 - 0) = 2) before the one whose account
+// already holds its 50% share (2^(1 - 1) = 1), whichever account that is.
+TEST(SlurmCycle, TheAccountBelowItsShareGoesFirst) {
+  for (const std::string busy : {"a", "b"}) {
+    FakeSlurm fake(2, 8);
+    const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow - 3600);
+    fake.jobs().at(running).account = busy;
+    const int64_t of_a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+    const int64_t of_b = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+    fake.jobs().at(of_a).account = "a";
+    fake.jobs().at(of_b).account = "b";
+    SlurmConfig config;
+    config.tenants = {{"a", {50, true}}, {"b", {50, true}}};
+    Harness h;
+    auto report = Cycle(fake, config, h);
+    ASSERT_TRUE(report) << report.error().ToString();
+    const int64_t idle_account_job = busy == "a" ? of_b : of_a;
+    EXPECT_EQ(fake.jobs().at(idle_account_job).state, "RUNNING") << "busy " << busy;
+    EXPECT_EQ(fake.jobs().at(busy == "a" ? of_a : of_b).state, "PENDING") << "busy " << busy;
+    std::vector<double> expected =
+        busy == "a" ? std::vector<double>{5, 10} : std::vector<double>{10, 5};
+    EXPECT_EQ(report->planning_priorities, expected);
+  }
+}
+
+// GPU shares are checked against the cluster Slurm reports; the cycle fails naming the field.
+TEST(SlurmCycle, SharesAboveTheClusterAreAnErrorNamingTheTenant) {
+  FakeSlurm fake(1, 8);
+  fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+  SlurmConfig config;
+  config.tenants = {{"a", {6, false}}, {"b", {4, false}}};
+  Harness h;
+  auto report = Cycle(fake, config, h);
+  ASSERT_FALSE(report);
+  EXPECT_EQ(report.error().field, "tenants[1].share") << report.error().ToString();
+  EXPECT_EQ(CountStarts(fake.log()), 0);
+}
+
+// `ordo slurm --every` keeps each account's use from cycle to cycle: fed with what its jobs held
+// over the time between cycles, decayed with the half-life.
+TEST(SlurmCycle, CycleMemoryAccumulatesTheAccountsUse) {
+  FakeSlurm fake(1, 8);
+  const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3}, kNow - 3600);
+  fake.jobs().at(running).account = "a";
+  SlurmConfig config;
+  config.tenants = {{"a", {50, true}}};
+  CycleMemory memory;
+  Harness h;
+  CycleOptions options;
+  options.now = kNow;
+  ASSERT_TRUE(RunCycle(fake, config, options, h.sleep, h.log, &memory));
+  ASSERT_TRUE(memory.usage.has_value());
+  EXPECT_EQ(memory.last_now, kNow);
+  EXPECT_DOUBLE_EQ(memory.usage->UsageFraction(0), 0.5);  // 4 of 8 GPUs over one step
+  fake.jobs().erase(running);
+  options.now = kNow + 24 * 3600;  // a day idle: one half-life
+  ASSERT_TRUE(RunCycle(fake, config, options, h.sleep, h.log, &memory));
+  // 4 GPU-hours decayed to 2, over 8 decayed to 4 plus a day of 8 GPUs: 2 / 196.
+  EXPECT_NEAR(memory.usage->UsageFraction(0), 2.0 / (4 + 8 * 24), 1e-12);
 }
 
 TEST(SlurmCycle, WaitingJobsGoBackToSlurmAfterTheSilenceAndBackToOrdoAfterARestart) {

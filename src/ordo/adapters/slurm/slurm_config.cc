@@ -6,6 +6,8 @@
 #include <set>
 
 #include "ordo/io/document.h"
+#include "ordo/io/json_fields.h"
+#include "ordo/io/tenancy_io.h"
 
 namespace ordo::slurm {
 namespace {
@@ -132,6 +134,36 @@ Result<ServiceSpec> ParseService(const json& s, const std::string& where) {
   return spec;
 }
 
+// `tenants`: Slurm accounts with a share of the cluster, as the service's tenants (io::ReadShare).
+// Percentages are checked against each other here; GPUs against the cluster at each cycle.
+Result<std::vector<SlurmTenant>> ParseTenants(const json& root) {
+  std::vector<SlurmTenant> tenants;
+  auto list = root.find("tenants");
+  if (list == root.end()) return tenants;
+  if (!list->is_array()) return FailInput("tenants", "must be a list");
+  double percent = 0;
+  for (size_t k = 0; k < list->size(); ++k) {
+    const std::string where = "tenants[" + std::to_string(k) + "]";
+    ORDO_ASSIGN_OR_RETURN(io::internal::ObjectReader t,
+                          io::internal::ObjectReader::Make((*list)[k], where, "a tenant"));
+    ORDO_RETURN_IF_ERROR(t.AllowOnly({"account", "share"}));
+    SlurmTenant tenant;
+    ORDO_ASSIGN_OR_RETURN(tenant.account, t.String("account", Limits::kMaxIdLength, false));
+    for (const SlurmTenant& other : tenants) {
+      if (other.account == tenant.account) return FailInput(t.Path("account"), "duplicate account");
+    }
+    ORDO_ASSIGN_OR_RETURN(std::optional<io::TenantShare> share, io::ReadShare(t));
+    if (share) tenant.share = *share;
+    if (tenant.share.percent) percent += tenant.share.amount;
+    if (percent > 100 + 1e-9) {
+      return FailInput(t.Path("share"), "the tenants' shares sum to " + std::to_string(percent) +
+                                            "%, above the cluster");
+    }
+    tenants.push_back(std::move(tenant));
+  }
+  return tenants;
+}
+
 }  // namespace
 
 Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
@@ -139,9 +171,10 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
   if (!doc) return Fail(doc.error());
   const json& root = *doc;
   if (!root.is_object()) return FailInput("", "the configuration must be an object");
-  if (auto k = CheckKeys(root, "",
-                         {"step_minutes", "horizon_steps", "objective", "partition", "services",
-                          "command_timeout_s", "salloc_immediate_s", "retry", "silence_s"});
+  if (auto k = CheckKeys(
+          root, "",
+          {"step_minutes", "horizon_steps", "objective", "partition", "services",
+           "command_timeout_s", "salloc_immediate_s", "retry", "silence_s", "tenants", "planning"});
       !k) {
     return Fail(k.error());
   }
@@ -200,6 +233,11 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
       config.services.push_back(std::move(*spec));
     }
   }
+  ORDO_ASSIGN_OR_RETURN(config.tenants, ParseTenants(root));
+  ORDO_ASSIGN_OR_RETURN(io::internal::ObjectReader top,
+                        io::internal::ObjectReader::Make(root, "", "the configuration"));
+  ORDO_ASSIGN_OR_RETURN(config.planning,
+                        io::ReadPlanningOptions(top, priority::OnlinePlanningOptions()));
   return config;
 }
 

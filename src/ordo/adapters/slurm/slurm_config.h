@@ -11,6 +11,8 @@
 #include "ordo/adapters/slurm/slurm_client.h"
 #include "ordo/core/error.h"
 #include "ordo/core/scenario.h"
+#include "ordo/io/tenancy_io.h"
+#include "ordo/priority/planning_priority.h"
 
 namespace ordo::slurm {
 
@@ -21,6 +23,14 @@ namespace ordo::slurm {
 struct ServiceSpec {
   Service service;  // `demand` holds the profile; current_gpus is read from the cluster
   int64_t demand_start = 0;
+};
+
+/// A Slurm account with a share of the cluster: its jobs' fair-share factor follows the GPUs its
+/// running jobs held against that share (priority/planning_priority.h). Jobs of accounts not
+/// listed have no fair-share factor (1).
+struct SlurmTenant {
+  std::string account;
+  io::TenantShare share;
 };
 
 struct SlurmConfig {
@@ -35,6 +45,10 @@ struct SlurmConfig {
   /// How long ordo may be silent (no cycle enforced) before the jobs it keeps waiting go back to
   /// Slurm's own scheduling. Unset: ResolveSilence's default.
   std::optional<double> silence_s;
+  std::vector<SlurmTenant> tenants;
+  /// How waiting jobs' planning priorities are made: aging from their submit time, fair share by
+  /// account, as in `ordo serve` (the config's `planning`, over the same defaults).
+  priority::PlanningOptions planning = priority::OnlinePlanningOptions();
 };
 
 /// Without `silence_s`: twice the cycle period (`every_s`, or one step of the time grid when

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
 #include "ordo/policy/registry.h"
 
 namespace ordo::slurm {
@@ -47,6 +48,76 @@ Result<Snapshot> ReadSnapshotOnce(SlurmClient& client, const SlurmConfig& config
   return snap;
 }
 
+// Each tenant's share as a fraction of the cluster; GPU shares must fit the cluster, which is known
+// only now.
+Result<std::vector<double>> ShareFractions(const SlurmConfig& config, int total_gpus) {
+  std::vector<double> fractions;
+  double gpus = 0;
+  for (size_t k = 0; k < config.tenants.size(); ++k) {
+    fractions.push_back(config.tenants[k].share.Fraction(total_gpus));
+    gpus += fractions.back() * total_gpus;
+    if (gpus > total_gpus + 1e-9) {
+      return FailInput("tenants[" + std::to_string(k) + "].share",
+                       "the tenants' shares sum to " + std::to_string(gpus) +
+                           " GPUs, above the cluster's " + std::to_string(total_gpus));
+    }
+  }
+  return fractions;
+}
+
+int TenantIndex(const SlurmConfig& config, const std::string& account) {
+  for (size_t k = 0; k < config.tenants.size(); ++k) {
+    if (config.tenants[k].account == account) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+// The scenario the planner is given: the mapping's, each candidate's priority its planning one.
+// The usage ledger is fed first with the GPUs each tenant's running jobs hold on the modelled
+// nodes, over the time since the previous cycle (one step on the first).
+Result<Scenario> PlanningScenario(const Mapping& mapping, const Snapshot& snap,
+                                  const SlurmConfig& config, int64_t now, CycleMemory& memory,
+                                  std::vector<double>& priorities) {
+  Scenario planned = mapping.scenario;
+  const int total = planned.cluster.total_gpus();
+  ORDO_ASSIGN_OR_RETURN(const std::vector<double> shares, ShareFractions(config, total));
+  std::vector<double> used(config.tenants.size(), 0);
+  for (const SlurmJob& job : snap.jobs) {
+    const int t = TenantIndex(config, job.account);
+    if (t < 0 || !job.running()) continue;
+    const bool modelled = std::any_of(job.nodes.begin(), job.nodes.end(), [&](const auto& name) {
+      return std::any_of(mapping.nodes.begin(), mapping.nodes.end(),
+                         [&](const SlurmNode& n) { return n.name == name; });
+    });
+    if (modelled) used[static_cast<size_t>(t)] += job.gpus_per_node * job.node_count;
+  }
+  const double step_hours = config.step_minutes / 60.0;
+  if (!memory.usage) {
+    memory.usage.emplace(static_cast<int>(config.tenants.size()),
+                         config.planning.fair_share.half_life_hours);
+  }
+  const double hours = memory.last_now > 0 && now > memory.last_now
+                           ? static_cast<double>(now - memory.last_now) / 3600.0
+                           : step_hours;
+  if (memory.last_now == 0 || now > memory.last_now) memory.usage->Add(hours, used, total);
+  memory.last_now = std::max(memory.last_now, now);
+  priorities.clear();
+  for (const Candidate& c : mapping.candidates) {
+    Job& job = planned.jobs[static_cast<size_t>(c.job)];
+    const double waited_hours =
+        static_cast<double>(std::max<int64_t>(0, now - c.submit_time)) / 3600.0;
+    const int t = TenantIndex(config, c.account);
+    const double fair_share = t < 0 ? 1.0
+                                    : priority::FairShareFactor(memory.usage->UsageFraction(t),
+                                                                shares[static_cast<size_t>(t)],
+                                                                config.planning.fair_share);
+    job.priority =
+        priority::JobPlanningPriority(job, waited_hours, fair_share, config.planning, step_hours);
+    priorities.push_back(job.priority);
+  }
+  return planned;
+}
+
 }  // namespace
 
 Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, int64_t now,
@@ -86,7 +157,8 @@ Result<Snapshot> ReadSnapshot(SlurmClient& client, const SlurmConfig& config, in
 }
 
 Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config,
-                             const CycleOptions& options, const Sleeper& sleep, const Logger& log) {
+                             const CycleOptions& options, const Sleeper& sleep, const Logger& log,
+                             CycleMemory* memory) {
   auto snap = ReadSnapshot(client, config, options.now, sleep, log);
   if (!snap) return Fail(snap.error());
   auto mapping = BuildScenario(*snap, config);
@@ -105,13 +177,20 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config,
     log(line.str());
   }
 
+  CycleMemory one_cycle;
+  ORDO_ASSIGN_OR_RETURN(
+      const Scenario planned,
+      PlanningScenario(report.mapping, *snap, config, options.now,
+                       memory != nullptr ? *memory : one_cycle, report.planning_priorities));
   PolicyRegistry registry = MakeInTreeRegistry();
   auto policy = registry.Create(options.policy);
   if (!policy) return Fail(policy.error());
   PolicyOptions popts;
   popts.time_limit_s = options.time_limit_s;
-  auto plan = (*policy)->Solve(sc, popts);
+  auto plan = (*policy)->Solve(planned, popts);
   if (!plan) return Fail(plan.error());
+  // Reported in base priorities: aging and fair share only steer the planner.
+  plan->metrics = ComputeMetrics(sc, *plan);
   const std::vector<Violation> violations = CheckPlan(sc, *plan);
   if (!violations.empty()) {
     return Fail(Error{ErrorCode::kInternal, "",

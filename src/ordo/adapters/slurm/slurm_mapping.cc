@@ -309,6 +309,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     cand.marked = job->admin_comment == kDeferredMark;
     cand.foreign_admin_comment =
         waiting == Waiting::kHeld && !cand.marked && !job->admin_comment.empty();
+    cand.submit_time = job->submit_time;
+    cand.account = job->account;
     m.candidates.push_back(cand);
     sc.jobs.push_back(std::move(j));
   }

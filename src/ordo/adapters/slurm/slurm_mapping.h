@@ -52,6 +52,8 @@ struct Candidate {
   /// Held, with an admin comment that is not ordo's: ordo does not overwrite it, so the job keeps
   /// its hold (no expiry) until ordo starts it.
   bool foreign_admin_comment = false;
+  int64_t submit_time = 0;  // Unix seconds: its wait, for the planning priority
+  std::string account;      // its tenant, for the fair-share factor
 };
 
 /// A running placeholder allocation of one GPU for a service.

@@ -578,7 +578,8 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     for (auto [key, target] :
          {std::pair{"name", &job.name}, std::pair{"job_state", &job.state},
           std::pair{"state_reason", &job.reason}, std::pair{"comment", &job.comment},
-          std::pair{"admin_comment", &job.admin_comment}, std::pair{"partition", &job.partition}}) {
+          std::pair{"admin_comment", &job.admin_comment}, std::pair{"partition", &job.partition},
+          std::pair{"account", &job.account}}) {
       auto value = GetString(j, key, where, std::string_view(key) == "job_state");
       if (!value) return Fail(value.error());
       *target = std::move(*value);

@@ -46,6 +46,7 @@ struct SlurmJob {
   std::string comment;
   std::string admin_comment;  // ordo's deferral mark lives here (kDeferredMark)
   std::string partition;
+  std::string account;  // the Slurm account: a tenant of the config's `tenants` (fair share)
   int64_t priority = 0;
   std::vector<std::string> nodes;           // allocated nodes (expanded), empty while pending
   std::vector<std::string> required_nodes;  // the NodeList a job was pinned to (expanded)
