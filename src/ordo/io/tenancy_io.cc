@@ -14,12 +14,12 @@ Result<std::optional<TenantShare>> ReadShare(const ObjectReader& obj) {
   if (value == nullptr) return std::optional<TenantShare>();
   TenantShare share;
   if (value->is_string()) {
-    const std::string& text = value->get_ref<const std::string&>();
+    const auto& text = value->get_ref<const std::string&>();
     char* end = nullptr;
     const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     if (text.empty() || end == nullptr || std::string_view(end) != "%" || !std::isfinite(percent)) {
       return FailInput(obj.Path("share"),
-                       "must be a number of GPUs or a percentage such as \"25%\" (got \"" +
+                       R"(must be a number of GPUs or a percentage such as "25%" (got ")" +
                            text.substr(0, 40) + "\")");
     }
     share.amount = percent;
