@@ -53,7 +53,7 @@ Result<void> ReadShare(const ObjectReader& t, Tenant& tenant) {
   const Json* share = t.Find("share");
   if (share == nullptr) return {};
   if (share->is_string()) {
-    const std::string& text = share->get_ref<const std::string&>();
+    const auto& text = share->get_ref<const std::string&>();
     char* end = nullptr;
     const double percent = text.empty() ? 0 : std::strtod(text.c_str(), &end);
     if (text.empty() || end == nullptr || std::string_view(end) != "%" || !std::isfinite(percent)) {
