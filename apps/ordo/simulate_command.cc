@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -309,11 +310,12 @@ Result<priority::PlanningOptions> ParsePlanning(const Args& args) {
     }
   }
   if (auto ok = priority::ValidatePlanningOptions(planning); !ok) {
-    std::string name = ok.error().field;
-    for (const auto& [flag, field, target] : knobs) {
-      if (name == field) name = std::string(flag) + " (" + name + ")";
-    }
-    return FailInput(name, ok.error().message);
+    // Named by the flag that set the field, when one did: "--aging-cap (aging.cap)".
+    const std::string& field = ok.error().field;
+    const auto* knob = std::find_if(std::begin(knobs), std::end(knobs),
+                                    [&](const auto& k) { return std::get<1>(k) == field; });
+    if (knob == std::end(knobs)) return FailInput(field, ok.error().message);
+    return FailInput(std::string(std::get<0>(*knob)) + " (" + field + ")", ok.error().message);
   }
   return planning;
 }

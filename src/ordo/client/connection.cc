@@ -14,6 +14,9 @@ struct FileValues {
   std::optional<std::string> token;
 };
 
+// A field of the config file as errors name it: "PATH: KEY".
+std::string FieldOf(const std::string& path, const std::string& key) { return path + ": " + key; }
+
 // The config is small and flat: an object with `server` and `token`, both strings, nothing else
 // (a misspelt key is an error, not silently ignored).
 Result<FileValues> ReadConfig(const std::string& path) {
@@ -30,10 +33,10 @@ Result<FileValues> ReadConfig(const std::string& path) {
   FileValues out;
   for (const auto& [key, value] : doc.items()) {
     if (key != "server" && key != "token") {
-      return FailInput(path + ": " + key, "unknown field (known: server, token)");
+      return FailInput(FieldOf(path, key), "unknown field (known: server, token)");
     }
     if (!value.is_string() || value.get<std::string>().empty()) {
-      return FailInput(path + ": " + key, "must be a non-empty string");
+      return FailInput(FieldOf(path, key), "must be a non-empty string");
     }
     (key == "server" ? out.server : out.token) = value.get<std::string>();
   }

@@ -173,7 +173,7 @@ void CorrectionModel::Fit(const std::vector<CorrectionSample>& input,
   }
   const double window = options_.leave_out_window;
   // Sums over sample i and the timed members of its group within `window` of it.
-  const auto Around = [&](const std::vector<std::size_t>& members, std::size_t i,
+  const auto around = [&](const std::vector<std::size_t>& members, std::size_t i,
                           const std::vector<double>& res, const std::vector<double>& res_after1,
                           const std::vector<double>& wt) {
     Window out;
@@ -203,8 +203,8 @@ void CorrectionModel::Fit(const std::vector<CorrectionSample>& input,
     const double wi = w[i];
     // Leave out the sample and its neighbours in time within the same groups (a burst of runs of
     // one job is one piece of evidence, not many).
-    const Window out1 = k1.empty() ? Window{} : Around(by1[k1], i, e, e_after1, w);
-    const Window out2 = k2.empty() ? Window{} : Around(by2[k2], i, e, e_after1, w);
+    const Window out1 = k1.empty() ? Window{} : around(by1[k1], i, e, e_after1, w);
+    const Window out2 = k2.empty() ? Window{} : around(by2[k2], i, e, e_after1, w);
     if (!k2.empty() && w2[k2] - out2.w > 1e-12) {
       const double e1 = k1.empty() ? 0.0 : (s1[k1] - out1.s) / (w1[k1] - out1.w + options_.shrink1);
       const double e2 = (s2[k2] - out2.s_after1) / (w2[k2] - out2.w + options_.shrink2);

@@ -15,6 +15,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kWeek = 168;
+constexpr int64_t kDay = 24;  // hours
 // Hour 0 of the traces is put on Monday 1970-01-05 00:00 UTC.
 constexpr int64_t kMondayHour = 96;
 
@@ -81,7 +82,7 @@ Result<std::map<std::string, std::vector<double>>> ReadKeyed(std::string_view te
                                                              const std::string& value,
                                                              double absent) {
   std::vector<std::string> needed = keys;
-  needed.push_back("hour_index");
+  needed.emplace_back("hour_index");
   needed.push_back(value);
   std::vector<int> cols;
   auto csv = ParseCsv(text, needed, cols);
@@ -104,7 +105,7 @@ Result<std::map<std::string, std::vector<double>>> ReadKeyed(std::string_view te
     auto v = Rate(row[static_cast<std::size_t>(cols[keys.size() + 1])], r, value);
     if (!v) return tl::unexpected(v.error());
     auto& s = out[key];
-    if (s.empty()) s.assign(static_cast<std::size_t>(max_hour + 1), absent);
+    if (s.empty()) s.assign(static_cast<std::size_t>(max_hour) + 1, absent);
     s[static_cast<std::size_t>(h)] = *v;
   }
   return out;
@@ -150,10 +151,14 @@ std::string Percent(double x) {
 
 }  // namespace
 
-double EvalScore::MaePercent() const { return hours ? 100 * abs_error / hours : kNaN; }
-double EvalScore::PinballPercent() const { return hours ? 100 * pinball / hours : kNaN; }
+double EvalScore::MaePercent() const {
+  return hours ? 100 * abs_error / static_cast<double>(hours) : kNaN;
+}
+double EvalScore::PinballPercent() const {
+  return hours ? 100 * pinball / static_cast<double>(hours) : kNaN;
+}
 double EvalScore::CoveragePercent() const {
-  return hours ? 100.0 * static_cast<double>(covered) / hours : kNaN;
+  return hours ? 100.0 * static_cast<double>(covered) / static_cast<double>(hours) : kNaN;
 }
 
 Result<std::vector<EvalSeries>> ParseServeGenModels(std::string_view csv_text) {
@@ -170,7 +175,7 @@ Result<std::vector<EvalSeries>> ParseServeGenModels(std::string_view csv_text) {
       }
     }
     if (last + 1 < 14 * 24) continue;
-    v.resize(static_cast<std::size_t>(last + 1));
+    v.resize(static_cast<std::size_t>(last) + 1);
     const double med = Median(seen);
     for (double& x : v) {
       if (!std::isnan(x) && x < 0.05 * med) x = kNaN;
@@ -284,19 +289,19 @@ Result<EvalReport> EvaluateDemand(const std::vector<EvalSeries>& series,
     const int64_t days = total / 24;
     for (const Variant& var : variants) {
       for (int64_t d = options.min_history_days; d < days; ++d) {
-        const int64_t origin = d * 24;
+        const int64_t origin = d * kDay;
         std::vector<double> v(s.hours.size());
         for (int64_t i = 0; i < total; ++i) {
           double x = s.hours[static_cast<std::size_t>(i)] * scale;
           if (var.trend != 0) x *= std::pow(1 + var.trend, static_cast<double>(i) / kWeek);
-          if (var.shift && i >= origin - 24 * options.shift_days_before_origin) {
+          if (var.shift && i >= origin - kDay * options.shift_days_before_origin) {
             x *= options.shift_factor;
           }
           v[static_cast<std::size_t>(i)] = x;
         }
-        const int64_t end = std::min(total, origin + 24 * options.horizon_days);
+        const int64_t end = std::min(total, origin + kDay * options.horizon_days);
         for (int cut : options.history_days) {
-          const int64_t begin = cut == 0 ? 0 : std::max<int64_t>(0, origin - 24 * cut);
+          const int64_t begin = cut == 0 ? 0 : std::max<int64_t>(0, origin - kDay * cut);
           std::vector<RatePoint> hist;
           std::vector<double> seen;
           for (int64_t i = begin; i < origin; ++i) {

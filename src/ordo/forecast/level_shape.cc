@@ -41,9 +41,9 @@ bool FitStep(const std::vector<double>& x, const std::vector<double>& y, double 
   std::vector<double> b(3, 0.0);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double row[3] = {1.0, x[i], x[i] >= c ? 1.0 : 0.0};
-    for (int r = 0; r < 3; ++r) {
-      b[static_cast<std::size_t>(r)] += row[r] * y[i];
-      for (int s = 0; s < 3; ++s) a[static_cast<std::size_t>(r * 3 + s)] += row[r] * row[s];
+    for (std::size_t r = 0; r < 3; ++r) {
+      b[r] += row[r] * y[i];
+      for (std::size_t s = 0; s < 3; ++s) a[r * 3 + s] += row[r] * row[s];
     }
   }
   std::vector<double> beta;
@@ -76,6 +76,7 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
   if (obs.size() < 24) {
     // Under a day: no shape can be told from noise; forecast the rate's own spread.
     std::vector<double> vals;
+    vals.reserve(obs.size());
     for (int64_t i : obs) vals.push_back(hours[static_cast<std::size_t>(i)]);
     fit.mode = LevelShapeMode::kLevel;
     fit.level_quantiles = {Quantile(vals, 0.1), Quantile(vals, 0.5), Quantile(vals, 0.9)};
@@ -199,13 +200,13 @@ LevelShapeFit FitLevelShape(int64_t first_hour, std::span<const double> hours,
   compute_day_levels(shape);
 
   // Full days' deseasonalised levels, positioned at their middle (in days from the end).
-  const double end = static_cast<double>(n);
+  const auto end = static_cast<double>(n);
   std::vector<double> xs;
   std::vector<double> ls;
   std::vector<std::size_t> idx;
   for (std::size_t d = 0; d < num_days; ++d) {
     if (!full(d)) continue;
-    const double mid_hour =
+    const auto mid_hour =
         static_cast<double>((first_day + static_cast<int64_t>(d)) * 24 + 12 - first_hour);
     xs.push_back((mid_hour - end) / 24.0);
     ls.push_back(day_level[d]);

@@ -138,7 +138,8 @@ Result<double> ParseTimestamp(std::string_view text, const std::string& field) {
         if (!any) return bad("expected digits after the decimal point");
       }
     }
-    if (hour > 24 || minute > 59 || second > 60 || (hour == 24 && (minute || second || frac))) {
+    if (hour > 24 || minute > 59 || second > 60 ||
+        (hour == 24 && (minute || second || frac != 0))) {
       return bad("time of day out of range");
     }
   }

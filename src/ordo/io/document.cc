@@ -460,9 +460,9 @@ Json ParseFloat(const std::string& text, const std::string& path, const YAML::Ma
   if (ec == std::errc::result_out_of_range) {
     // Too small to represent (1e-400) reads as zero, as strtod does; too large is an error.
     const size_t e = s.find_first_of("eE");
-    if (e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-') return Json(0.0);
+    if (e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-') return 0.0;
   } else if (ec == std::errc() && end == s.data() + s.size() && std::isfinite(value)) {
-    return Json(value);
+    return value;
   }
   ThrowInput(path, "must be a finite number (got " + text + ")" + YamlWhere(mark));
 }
@@ -511,7 +511,7 @@ std::optional<Json> CoreInt(const std::string& text, const std::string& path,
 // quoted or block scalar (always a string), or a resolved explicit tag.
 Json ConvertScalar(const std::string& text, const std::string& tag, const std::string& path,
                    const YAML::Mark& mark) {
-  if (tag == "!" || tag == "tag:yaml.org,2002:str") return Json(text);
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
   ScalarKind kind = ScalarKind::kAny;
   if (tag == "tag:yaml.org,2002:int") {
     kind = ScalarKind::kInt;
@@ -529,11 +529,11 @@ Json ConvertScalar(const std::string& text, const std::string& tag, const std::s
                "is tagged " + std::string(what) + " but is \"" + text + "\"" + YamlWhere(mark));
   };
   if (kind == ScalarKind::kAny || kind == ScalarKind::kNull) {
-    if (IsCoreNull(text)) return Json(nullptr);
+    if (IsCoreNull(text)) return nullptr;
     if (kind == ScalarKind::kNull) wrong("!!null");
   }
   if (kind == ScalarKind::kAny || kind == ScalarKind::kBool) {
-    if (auto b = CoreBool(text)) return Json(*b);
+    if (auto b = CoreBool(text)) return *b;
     if (kind == ScalarKind::kBool) wrong("!!bool");
   }
   if (IsCoreNonFinite(text)) {
@@ -543,7 +543,7 @@ Json ConvertScalar(const std::string& text, const std::string& tag, const std::s
   }
   if (kind == ScalarKind::kAny || kind == ScalarKind::kInt || kind == ScalarKind::kFloat) {
     if (auto n = CoreInt(text, path, mark)) {
-      if (kind == ScalarKind::kFloat) return Json(n->get<double>());
+      if (kind == ScalarKind::kFloat) return n->get<double>();
       return std::move(*n);
     }
     if (kind == ScalarKind::kInt) wrong("!!int");
@@ -552,7 +552,7 @@ Json ConvertScalar(const std::string& text, const std::string& tag, const std::s
     if (IsCoreFloat(text)) return ParseFloat(text, path, mark);
     if (kind == ScalarKind::kFloat) wrong("!!float");
   }
-  return Json(text);
+  return text;
 }
 
 // Builds the JSON value straight from yaml-cpp's parser events (no YAML::Node tree): keys must be

@@ -61,7 +61,7 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
   const double strip_y = top + plot_h + 30, strip_h = 12;
   const double width = left + plot_w + 16, height = strip_y + strip_h + 4;
 
-  std::string svg = "<svg class=\"chart\" role=\"img\" width=\"" + Num(width) + "\" height=\"" +
+  std::string svg = R"(<svg class="chart" role="img" width=")" + Num(width) + "\" height=\"" +
                     Num(height) + "\" viewBox=\"0 0 " + Num(width) + " " + Num(height) +
                     "\" font-family=\"sans-serif\" font-size=\"9\">\n";
   svg += "<title>" + HtmlEscape(s.name + " / " + plan.policy) + "</title>\n";
@@ -101,7 +101,7 @@ std::string RenderPlanSvg(const Scenario& s, const Plan& plan) {
       int end = t + 1;
       while (end < horizon && cell[static_cast<size_t>(end) * gpus + g] == code) ++end;
       if (code >= 0) {
-        const size_t i = static_cast<size_t>(code / 2);
+        const auto i = static_cast<size_t>(code / 2);
         const bool beyond = code % 2 == 1;
         svg += Rect(left + t * cw, top + g * ch, (end - t) * cw, ch, Color(Swatch::kService),
                     beyond ? " fill-opacity=\"0.3\">" : ">") +

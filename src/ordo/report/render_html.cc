@@ -66,7 +66,7 @@ std::string Table(const ScenarioResult& s) {
 
 std::string Legend(const Scenario& s) {
   auto item = [](std::string_view color, const std::string& label, const std::string& style = "") {
-    return "<span class=\"item\"><i style=\"background:" + std::string(color) + ";" + style +
+    return R"(<span class="item"><i style="background:)" + std::string(color) + ";" + style +
            "\"></i>" + HtmlEscape(label) + "</span>";
   };
   std::string out = "<div class=\"legend\">";

@@ -99,7 +99,7 @@ Result<std::optional<TrafficDemand>> ReadForecast(const Json& body) {
     traffic.method = forecast::DemandMethod::kProfile;
   } else if (method && *method != "level-shape") {
     return FailInput(obj->Path("method"),
-                     "must be \"level-shape\" or \"profile\" (got \"" + *method + "\")");
+                     R"(must be "level-shape" or "profile" (got ")" + *method + "\")");
   }
   return std::optional<TrafficDemand>(traffic);
 }

@@ -409,27 +409,22 @@ io::ReadOptions JobReadOptions() {
 
 Result<void> Engine::Permit(const Principal& who, AdminAction action) const {
   if (who.admin) return {};
-  const char* field = "";
-  const char* why = "";
+  auto denied = [](const char* field, const char* why) {
+    return Fail(Error{ErrorCode::kPermissionDenied, field, why});
+  };
   switch (action) {
     case AdminAction::kChangeServices:
-      why = "registering or changing a service needs the admin token";
-      break;
+      return denied("", "registering or changing a service needs the admin token");
     case AdminAction::kWhatIfServices:
-      field = "services";
-      why = "changing services needs the admin token";
-      break;
+      return denied("services", "changing services needs the admin token");
     case AdminAction::kPostTraffic:
-      why = "posting traffic needs the admin token";
-      break;
+      return denied("", "posting traffic needs the admin token");
     case AdminAction::kAdvanceClock:
-      why = "advancing the clock needs the admin token";
-      break;
+      return denied("", "advancing the clock needs the admin token");
     case AdminAction::kReadMetrics:
-      why = "metrics cover every tenant: use the admin token";
-      break;
+      return denied("", "metrics cover every tenant: use the admin token");
   }
-  return Fail(Error{ErrorCode::kPermissionDenied, field, why});
+  return denied("", "needs the admin token");  // not reached: every action is a case above
 }
 
 Result<void> Engine::CheckPriorityCap(const Principal& who, const Job& job,

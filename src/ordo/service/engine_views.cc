@@ -712,10 +712,11 @@ Result<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
     }
     for (int t = 0; t < horizon; ++t) {
       const double g = std::max(1, gpus);
-      utilization.push_back({{"step", base + t},
-                             {"utilization", (batch[t] + useful[t]) / g},
-                             {"allocated_utilization", (batch[t] + allocated[t]) / g},
-                             {"planned", true}});
+      utilization.push_back(
+          {{"step", base + t},
+           {"utilization", static_cast<double>(batch[t] + useful[t]) / g},
+           {"allocated_utilization", static_cast<double>(batch[t] + allocated[t]) / g},
+           {"planned", true}});
     }
     plan_info = {{"mode", plan->mode()},
                  {"version", plan->version()},
@@ -833,7 +834,8 @@ std::string Engine::MetricsText() {
     AppendFamily(out, "ordo_step", "gauge",
                  "The current (last committed) step; -1 before the first");
     AppendSample(out, "ordo_step", "",
-                 s.recent.empty() ? static_cast<double>(s.next_step) - 1 : s.recent.back().step);
+                 s.recent.empty() ? static_cast<double>(s.next_step) - 1
+                                  : static_cast<double>(s.recent.back().step));
     std::map<std::string, int> by_state;
     std::map<std::string, int> queue;
     for (const char* kind : {"training", "batch_inference", "quantization"}) queue[kind] = 0;

@@ -17,7 +17,7 @@ std::optional<LogLevel> ParseLogLevel(std::string_view name) {
 
 std::string IsoTime(double unix_seconds) {
   const double whole = std::floor(unix_seconds);
-  const std::time_t t = static_cast<std::time_t>(whole);
+  const auto t = static_cast<std::time_t>(whole);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buffer[40];

@@ -59,7 +59,7 @@ int ServiceRecord::DemandAt(int64_t step) const {
   }
   const auto& profile = service.demand;
   if (profile.empty()) return 0;
-  const int64_t n = static_cast<int64_t>(profile.size());
+  const auto n = static_cast<int64_t>(profile.size());
   const int64_t offset = ((step - anchor_step) % n + n) % n;
   return profile[static_cast<size_t>(offset)];
 }
@@ -218,8 +218,7 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
 
   long long useful_service = 0;
   long long allocated_service = 0;
-  for (size_t i = 0; i < plan.services.size(); ++i) {
-    const ServiceAllocation& allocation = plan.services[i];
+  for (const ServiceAllocation& allocation : plan.services) {
     ServiceRecord* record = state.FindService(allocation.id);
     ORDO_ASSERT(record != nullptr);
     if (record == nullptr) continue;

@@ -11,7 +11,7 @@ namespace {
 double NearestRank(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
+  const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
@@ -51,7 +51,7 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
   m.from_step = from;
   m.to_step = to;
   const double step_hours = world.step_minutes / 60.0;
-  const double M = world.objective.unmet_penalty_multiplier;
+  const double unmet_multiplier = world.objective.unmet_penalty_multiplier;
 
   std::array<std::vector<double>, 3> waits;
   std::array<int, 3> unstarted{};
@@ -105,7 +105,7 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
   for (size_t i = 0; i < world.services.size(); ++i) {
     const double priority = world.services[i].priority;
     for (int t = from; t < to; ++t) {
-      const long long a = static_cast<long long>(run.service_gpus[i][t].size());
+      const auto a = static_cast<long long>(run.service_gpus[i][t].size());
       const long long d = run.service_demand[i][t];
       allocated += a;
       served += std::min(a, d);
@@ -113,7 +113,7 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
       m.realtime_demand_gpu_steps += d;
       const long long unmet = std::max(0LL, d - a);
       m.realtime_unmet_gpu_steps += unmet;
-      penalty += M * priority * static_cast<double>(unmet);
+      penalty += unmet_multiplier * priority * static_cast<double>(unmet);
     }
   }
   m.value = m.batch_value + m.service_value;

@@ -30,7 +30,7 @@ namespace {
 
 constexpr int kNoOwner = -1;
 
-Error Internal(int step, std::string message) {
+Error Internal(int step, const std::string& message) {
   return Error{ErrorCode::kInternal, "", "step " + std::to_string(step) + ": " + message};
 }
 
@@ -178,11 +178,11 @@ class Run {
   }
 
   Result<void> Replan(int s, Trigger trigger) {
-    const int H = horizon();
+    const int horizon_steps = horizon();
     Scenario sc;
     sc.name = w_.name + "@" + std::to_string(s);
     sc.step_minutes = w_.step_minutes;
-    sc.horizon_steps = H;
+    sc.horizon_steps = horizon_steps;
     sc.cluster = w_.cluster;
     sc.objective = w_.objective;
 
@@ -193,7 +193,7 @@ class Run {
     if (opt_.arrivals_lookahead) {
       for (size_t k = next_arrival_; k < by_arrival_.size(); ++k) {
         const int j = by_arrival_[k];
-        if (w_.jobs[j].arrival_step >= s + H) break;
+        if (w_.jobs[j].arrival_step >= s + horizon_steps) break;
         view.push_back(j);
       }
     }
@@ -229,9 +229,10 @@ class Run {
     }
     for (size_t i = 0; i < w_.services.size(); ++i) {
       const WorldService& ws = w_.services[i];
-      Service svc = ws.ToService(std::vector<int>(H, 0));
+      Service svc = ws.ToService(std::vector<int>(horizon_steps, 0));
       if (s > 0) svc.current_gpus = static_cast<int>(out_.service_gpus[i][s - 1].size());
-      for (int t = 0; t < H; ++t) svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
+      for (int t = 0; t < horizon_steps; ++t)
+        svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
       sc.services.push_back(std::move(svc));
     }
     if (auto ok = ValidateScenario(sc); !ok) {
@@ -272,7 +273,7 @@ class Run {
     }
     for (size_t i = 0; i < sc.services.size(); ++i) {
       if (plan->services[i].id != sc.services[i].id ||
-          plan->services[i].gpus.size() != static_cast<size_t>(H)) {
+          plan->services[i].gpus.size() != static_cast<size_t>(horizon_steps)) {
         return Fail(Internal(s, "the plan's services are not in scenario order"));
       }
     }

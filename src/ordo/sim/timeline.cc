@@ -234,9 +234,9 @@ void DayGrid(const World& world, const Scale& sx, int top, int height, std::stri
 
 std::string GpuChart(const World& world, const SimReport& r) {
   const SimRun& run = r.run;
-  const int G = world.cluster.total_gpus();
-  const double row = std::clamp(480.0 / G, 0.25, 8.0);
-  const int height = static_cast<int>(std::ceil(row * G));
+  const int total_gpus = world.cluster.total_gpus();
+  const double row = std::clamp(480.0 / total_gpus, 0.25, 8.0);
+  const int height = static_cast<int>(std::ceil(row * total_gpus));
   const int top = 18;
   Scale sx{run.steps};
   // crispEdges: thousands of abutting cells, no anti-aliased seams between them.
@@ -257,7 +257,7 @@ std::string GpuChart(const World& world, const SimReport& r) {
   // Services: runs of consecutive steps on the same GPU.
   for (size_t i = 0; i < run.service_gpus.size(); ++i) {
     const std::string color = Hex(Swatch::kService);
-    std::vector<int> since(G, -1);
+    std::vector<int> since(total_gpus, -1);
     auto flush = [&](int g, int end) {
       if (since[g] < 0) return;
       svg += "<rect x='" + Fmt("%.2f", sx.x(since[g])) + "' y='" + Fmt("%.2f", top + g * row) +
@@ -265,13 +265,13 @@ std::string GpuChart(const World& world, const SimReport& r) {
              Fmt("%.2f", row) + "' fill='" + color + "' fill-opacity='0.55'/>";
       since[g] = -1;
     };
-    std::vector<char> held(G, 0), now(G, 0);
+    std::vector<char> held(total_gpus, 0), now(total_gpus, 0);
     for (int t = 0; t <= run.steps; ++t) {
       std::fill(now.begin(), now.end(), 0);
       if (t < run.steps) {
         for (int g : run.service_gpus[i][t]) now[g] = 1;
       }
-      for (int g = 0; g < G; ++g) {
+      for (int g = 0; g < total_gpus; ++g) {
         if (held[g] && !now[g]) flush(g, t);
         if (now[g] && !held[g]) since[g] = t;
       }
@@ -320,7 +320,7 @@ std::string GpuChart(const World& world, const SimReport& r) {
 // GPUs held beyond it.
 std::string UsageChart(const World& world, const SimReport& r) {
   const SimRun& run = r.run;
-  const int G = world.cluster.total_gpus();
+  const int total_gpus = world.cluster.total_gpus();
   const int height = 140;
   const int top = 8;
   Scale sx{run.steps};
@@ -344,7 +344,7 @@ std::string UsageChart(const World& world, const SimReport& r) {
       demand[t] += d;
     }
   }
-  auto y = [&](double gpus) { return top + height - gpus * height / G; };
+  auto y = [&](double gpus) { return top + height - gpus * height / total_gpus; };
   auto area = [&](const std::vector<double>& lo, const std::vector<double>& hi, Swatch color,
                   const char* opacity) {
     std::string pts;
@@ -388,8 +388,9 @@ std::string UsageChart(const World& world, const SimReport& r) {
   svg += "<polyline points='" + line + "' fill='none' stroke='" + Hex(Swatch::kInk) +
          "' stroke-width='0.8'/>";
   DayGrid(world, sx, top, height, svg);
-  svg += "<text x='4' y='" + std::to_string(top + 10) + "' font-size='10'>" + std::to_string(G) +
-         " GPUs</text><text x='4' y='" + std::to_string(top + height) + "' font-size='10'>0</text>";
+  svg += "<text x='4' y='" + std::to_string(top + 10) + "' font-size='10'>" +
+         std::to_string(total_gpus) + " GPUs</text><text x='4' y='" + std::to_string(top + height) +
+         "' font-size='10'>0</text>";
   svg += "</svg>";
   return svg;
 }

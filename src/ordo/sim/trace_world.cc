@@ -154,7 +154,7 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
   w.days = o.days;
   w.cluster.groups.push_back(NodeGroup{"gpu", o.nodes, o.gpus_per_node, "gpu", 80});
   w.cluster.Index();
-  const int G = w.cluster.total_gpus();
+  const int total_gpus = w.cluster.total_gpus();
   const int steps = w.window_steps();
   const double step_s = o.step_minutes * 60.0;
   const int total_steps = steps + o.horizon_steps;
@@ -207,12 +207,12 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
       f.history_rate.assign(hours->begin(), hours->begin() + first_hour);
       s.forecaster = std::move(f);
     }
-    const int peak_gpus = std::max(1, static_cast<int>(std::lround(ts.peak_share * G)));
+    const int peak_gpus = std::max(1, static_cast<int>(std::lround(ts.peak_share * total_gpus)));
     s.headroom = o.headroom;
     s.per_gpu_rate = peak > 0 ? peak * (1 + o.headroom) / peak_gpus : 1;
     // Round so that the world file reads back the same curves (the rate is written in full).
     s.min_gpus = 1;
-    s.max_gpus = std::min(G, 2 * peak_gpus);
+    s.max_gpus = std::min(total_gpus, 2 * peak_gpus);
     s.max_change_per_step = std::max(
         1, static_cast<int>(std::lround(o.churn_per_hour * peak_gpus * o.step_minutes / 60.0)));
     s.current_gpus =
@@ -250,14 +250,14 @@ Result<World> MakeTraceWorld(const TraceWorldOptions& o, std::string_view itp_cs
   std::stable_sort(trace.begin(), trace.end(),
                    [](const TraceJob& a, const TraceJob& b) { return a.submit_s < b.submit_s; });
   rep.trace_jobs = static_cast<int>(trace.size());
-  const int cap = o.max_job_gpus > 0 ? o.max_job_gpus : std::max(1, G / 2);
+  const int cap = o.max_job_gpus > 0 ? o.max_job_gpus : std::max(1, total_gpus / 2);
   auto gpus_of = [&](const TraceJob& j) { return std::min(CeilPow2(j.gpus), FloorPow2(cap)); };
   auto window_gpu_hours = [&](const TraceJob& j) {
     return gpus_of(j) * std::min(j.duration_s, end_s - j.submit_s) / 3600.0;
   };
   double offered = 0;
   for (const TraceJob& j : trace) offered += window_gpu_hours(j);
-  const double batch_capacity = (G - rep.service_mean_gpus) * steps * step_s / 3600.0;
+  const double batch_capacity = (total_gpus - rep.service_mean_gpus) * steps * step_s / 3600.0;
   rep.keep_fraction = std::min(1.0, o.target_load * batch_capacity / std::max(1e-9, offered));
   for (const TraceJob& j : trace) {
     Rng rng(HashSeed(o.seed, j.id));

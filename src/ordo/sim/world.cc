@@ -558,9 +558,9 @@ using OJson = nlohmann::ordered_json;
 
 OJson Number(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) {
-    return OJson(static_cast<int64_t>(v));
+    return static_cast<int64_t>(v);
   }
-  return OJson(v);
+  return v;
 }
 
 void WriteRequirement(const GpuRequirement& req, OJson& out) {
@@ -736,16 +736,18 @@ T CurveAt(const std::vector<T>& curve, int step, int steps_per_day) {
   return curve[step - back];
 }
 
-// The forecaster in the loop: fitted on the history, refitted every R steps with the actual rates
-// observed since, each fit issuing the forecast the planner sees until the next (a vintage).
+// The forecaster in the loop: fitted on the history, refitted every `refit_every` steps with the
+// actual rates observed since, each fit issuing the forecast the planner sees until the next (a
+// vintage).
 Result<void> RunForecaster(const World& w, const WorldService& s,
                            const std::vector<double>& actual_rate, ResolvedService& rs) {
   const ServiceForecaster& f = *s.forecaster;
-  const int R = f.refit_every_steps > 0 ? f.refit_every_steps : std::max(1, 60 / w.step_minutes);
+  const int refit_every =
+      f.refit_every_steps > 0 ? f.refit_every_steps : std::max(1, 60 / w.step_minutes);
   const double step_s = w.step_minutes * 60.0;
   const int window = w.window_steps();
-  const int span = R + w.horizon_steps;
-  rs.refit_every = R;
+  const int span = refit_every + w.horizon_steps;
+  rs.refit_every = refit_every;
   std::vector<forecast::RatePoint> history;
   const size_t n = f.history_rate.size();
   for (size_t i = 0; i < n; ++i) {
@@ -760,10 +762,11 @@ Result<void> RunForecaster(const World& w, const WorldService& s,
     e.field = "history_rate";
     return Fail(std::move(e));
   }
-  for (int v = 0; v < window; v += R) {
+  for (int v = 0; v < window; v += refit_every) {
     if (v > 0) {
       std::vector<forecast::RatePoint> seen;
-      for (int t = v - R; t < v; ++t) seen.push_back({w.start_time_s + t * step_s, actual_rate[t]});
+      for (int t = v - refit_every; t < v; ++t)
+        seen.push_back({w.start_time_s + t * step_s, actual_rate[t]});
       if (auto ok = forecaster.Refit(seen); !ok) return Fail(ok.error());
     }
     std::vector<int> vintage(span);
@@ -771,8 +774,10 @@ Result<void> RunForecaster(const World& w, const WorldService& s,
       // The highest rate of the hours the step touches: capacity must hold the whole step.
       const double from = w.start_time_s + (v + k) * step_s;
       double rate = 0;
-      for (double hour = std::floor(from / 3600) * 3600; hour < from + step_s; hour += 3600) {
-        auto q = forecaster.Predict(hour);
+      // Hours counted in integers (exact, unlike a double counter); each hour starts at h * 3600.
+      for (auto h = static_cast<int64_t>(std::floor(from / 3600));
+           static_cast<double>(h) * 3600 < from + step_s; ++h) {
+        auto q = forecaster.Predict(static_cast<double>(h) * 3600);
         if (!q) return Fail(q.error());
         rate = std::max(rate, forecast::Pick(*q, f.quantile));
       }
@@ -781,7 +786,7 @@ Result<void> RunForecaster(const World& w, const WorldService& s,
     rs.vintages.push_back(std::move(vintage));
   }
   for (int t = 0; t < static_cast<int>(rs.forecast.size()); ++t) {
-    const int issue = std::min(t, (window - 1) / R * R);
+    const int issue = std::min(t, (window - 1) / refit_every * refit_every);
     rs.forecast[t] = rs.PlannerForecast(issue, t);
   }
   return {};

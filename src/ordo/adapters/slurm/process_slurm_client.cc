@@ -2,7 +2,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
+// kill() is POSIX and declared here; <csignal> promises only the C library's signal functions.
+#include <signal.h>  // NOLINT(modernize-deprecated-headers)
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

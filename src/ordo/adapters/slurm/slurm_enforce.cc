@@ -18,6 +18,7 @@ std::string Join(const std::vector<std::string>& items, const char* sep) {
 std::string GresFor(const SlurmNode& node, const std::vector<int>& indices) {
   if (!node.index_typed()) return "gpu:" + std::to_string(indices.size());
   std::vector<std::string> items;
+  items.reserve(indices.size());
   for (int i : indices) items.push_back("gpu:" + node.index_types[static_cast<size_t>(i)] + ":1");
   return Join(items, ",");
 }
@@ -126,7 +127,7 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
     if (!held || c.marked) {
       // Due now, and no longer ordo's deferral: a later cycle sees it as released by ordo.
       a.commands.push_back({"scontrol", "update", "JobId=" + id, "StartTime=now"});
-      if (c.marked) a.commands.back().push_back("AdminComment=");
+      if (c.marked) a.commands.back().emplace_back("AdminComment=");
     }
     if (held) a.commands.push_back({"scontrol", "release", id});
     starts.push_back(std::move(a));

@@ -575,7 +575,8 @@ class FastPolicy final : public Policy {
       for (const Service& service : s.services) {
         std::vector<int> demand = service.demand;
         std::sort(demand.begin(), demand.end());
-        const size_t k = std::min(demand.size() - 1, static_cast<size_t>(quantile * demand.size()));
+        const size_t k = std::min(
+            demand.size() - 1, static_cast<size_t>(quantile * static_cast<double>(demand.size())));
         variant.curves.cap.push_back(demand[k]);
       }
       if (variants.size() == 1 || variants.back().curves.cap != variant.curves.cap) {
@@ -819,6 +820,7 @@ class FastPolicy final : public Policy {
     std::stable_sort(losers.begin(), losers.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     std::vector<int> jobs;
+    jobs.reserve(losers.size());
     for (const auto& loser : losers) jobs.push_back(loser.second);
     return jobs;
   }

@@ -222,7 +222,7 @@ std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const 
               const int q = steps_to_try[qi];
               if (wp.started() && *wp.start_step <= q) continue;  // no earlier start
               if (out_of_time() || evaluated >= kMaxCandidates) break;
-              const std::optional<Plan> candidate =
+              std::optional<Plan> candidate =
                   Apply(s, best, owners, refill_order, Move{w, static_cast<int>(k), block, r, q});
               if (!candidate) continue;
               ++evaluated;

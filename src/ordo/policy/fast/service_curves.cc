@@ -36,8 +36,6 @@ void SlidingBest(int prev_lo, int prev_hi, int lo, int hi, long long churn, cons
   }
 }
 
-constexpr long long kNoLimit = std::numeric_limits<int>::max();
-
 class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
@@ -207,16 +205,16 @@ class CountPlanner {
     }
     const long long churn = service.max_change_per_step.value_or(unclipped_top + 1);
     // Served demand first; one held GPU-step weighs less than any served unit over the horizon.
-    const double kServed = 1.0;
-    const double kHeld = 1.0 / (2.0 * horizon * (unclipped_top + 1));
+    const double served_weight = 1.0;
+    const double held_weight = 1.0 / (2.0 * horizon * (unclipped_top + 1));
     const size_t width = static_cast<size_t>(top) + 1;
     std::vector<double> best(width, kNone), next(width, kNone);
     std::vector<int> choice(static_cast<size_t>(horizon) * width, -1);
     // With prices, a unit of demand served is worth the penalty it avoids (M x priority) and a
     // held GPU costs its step's price.
-    const double worth = price_.empty() ? kServed : Worth(i);
+    const double worth = price_.empty() ? served_weight : Worth(i);
     auto gain = [&](int t, int r) {
-      const double cost = price_.empty() ? kHeld : price_[t] + kHeld;
+      const double cost = price_.empty() ? held_weight : price_[t] + held_weight;
       return worth * std::min(r, service.demand[t]) - cost * r;
     };
     for (int r = lo[0]; r <= hi[0]; ++r) best[r] = gain(0, r);

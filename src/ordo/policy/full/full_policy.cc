@@ -223,7 +223,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   auto backend = solver::MakeMilpBackend("cbc");
   if (!backend) return Fail(backend.error());
   FullModeStats local;
-  const double budget = static_cast<double>(options.memory_budget_bytes);
+  const auto budget = static_cast<double>(options.memory_budget_bytes);
   // Realising, checking and measuring the plan at the end is linear in the GPU-steps and cannot
   // stop early: the search ends soon enough to leave it that time.
   const double gpu_steps =

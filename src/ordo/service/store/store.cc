@@ -86,7 +86,7 @@ enum Slot : int {
 std::string DoubleText(double value) {
   char buffer[32];
   const int n = std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return std::string(buffer, static_cast<size_t>(n));
+  return {buffer, static_cast<size_t>(n)};
 }
 
 Result<int64_t> ToInt64(const std::string& text, std::string_view key) {

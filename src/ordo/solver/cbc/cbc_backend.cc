@@ -317,7 +317,7 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
     if (!params.mip_start.empty() && model.IsFeasible(params.mip_start)) {
       start = CleanSolution(model, params.mip_start.data());
     }
-    double root_bound = model.sense() == Sense::kMaximize ? kInfinity : -kInfinity;
+    double root_bound = 0;  // the root LP's optimum, set once it is solved
     {
       ClpStopEventHandler clp_stop(params.stop, deadline);
       solver.getModelPtr()->passInEventHandler(&clp_stop);
@@ -460,6 +460,7 @@ Result<MilpResult> CbcBackend::Solve(const MilpModel& model, const SolveParams& 
       }
       args.insert(args.end(), {"-solve", "-quit"});
       std::vector<const char*> argv;
+      argv.reserve(args.size());
       for (const std::string& arg : args) argv.push_back(arg.c_str());
       CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, NoCallback, driver_data);
     }
