@@ -81,7 +81,7 @@ studies: ordo
 	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies replay horizon noise
 
 # The house style (.clang-format) and the static checks (.clang-tidy), with pinned versions.
-# format-check and tidy fail on any difference or finding; .ci/run runs format-check.
+# format-check and tidy fail on any difference or finding; .ci/run runs both.
 CLANG_FORMAT := clang-format-16
 CLANG_TIDY := run-clang-tidy-16
 SOURCES = $$(git ls-files '*.h' '*.cc')
