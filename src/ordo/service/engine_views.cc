@@ -36,6 +36,29 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// A committed step as the API shows it (`GET /v1/plan/committed`, each of `/v1/plan/history`),
+// with only the jobs the reader may see; the caller scrubs ids.
+Json CommittedStepView(const CommittedStep& step, double start_unix, const Redactor& redact) {
+  Json jobs = Json::array();
+  for (const CommittedJob& job : step.jobs) {
+    if (!redact.Visible(job.id)) continue;
+    jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
+  }
+  Json services = Json::array();
+  for (const CommittedService& s : step.services) {
+    services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
+  }
+  return {{"step", step.step},
+          {"time", IsoTime(start_unix)},
+          {"policy", step.policy},
+          {"jobs", std::move(jobs)},
+          {"services", std::move(services)},
+          {"utilization", step.utilization},
+          {"allocated_utilization", step.allocated_utilization},
+          {"value", step.value},
+          {"unmet_gpus", step.unmet_gpus}};
+}
+
 // A plan in the plan format (steps relative to its step 0), keeping only the jobs the reader may
 // see; their explanations are redacted for the reader.
 Json PlanDocument(const Plan& plan, const std::vector<JobExplanation>& explanations,
@@ -274,24 +297,7 @@ Result<Json> Engine::CommittedJson(const Principal& who) {
   }
   const CommittedStep& step = published_.recent.back();
   const Redactor redact(who);
-  Json jobs = Json::array();
-  for (const CommittedJob& job : step.jobs) {
-    if (!redact.Visible(job.id)) continue;
-    jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
-  }
-  Json services = Json::array();
-  for (const CommittedService& s : step.services) {
-    services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
-  }
-  Json out = {{"step", step.step},
-              {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
-              {"policy", step.policy},
-              {"jobs", std::move(jobs)},
-              {"services", std::move(services)},
-              {"utilization", step.utilization},
-              {"allocated_utilization", step.allocated_utilization},
-              {"value", step.value},
-              {"unmet_gpus", step.unmet_gpus}};
+  Json out = CommittedStepView(step, StepStartUnix(published_, frame(), step.step), redact);
   redact.Scrub(out);
   return out;
 }
@@ -307,24 +313,7 @@ Result<Json> Engine::HistoryJson(const Principal& who, int64_t from, int64_t to)
   const Redactor redact(who);
   Json out = Json::array();
   for (const CommittedStep& step : *steps) {
-    Json jobs = Json::array();
-    for (const CommittedJob& job : step.jobs) {
-      if (!redact.Visible(job.id)) continue;
-      jobs.push_back({{"id", job.id}, {"first_gpu", job.first_gpu}, {"gpus", job.gpus}});
-    }
-    Json services = Json::array();
-    for (const CommittedService& s : step.services) {
-      services.push_back({{"id", s.id}, {"gpus", s.gpus}, {"demand", s.demand}});
-    }
-    out.push_back({{"step", step.step},
-                   {"time", IsoTime(StepStartUnix(published_, frame(), step.step))},
-                   {"policy", step.policy},
-                   {"jobs", std::move(jobs)},
-                   {"services", std::move(services)},
-                   {"utilization", step.utilization},
-                   {"allocated_utilization", step.allocated_utilization},
-                   {"value", step.value},
-                   {"unmet_gpus", step.unmet_gpus}});
+    out.push_back(CommittedStepView(step, StepStartUnix(published_, frame(), step.step), redact));
   }
   Json doc = {{"steps", std::move(out)}};
   redact.Scrub(doc);
