@@ -471,8 +471,7 @@ Response HttpServer::Handle(const Request& request) {
     }
   }();
   Response res = result ? std::move(*result) : ErrorResponse(result.error());
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = SecondsSince(start);
   Record(request, match.route->name, principal->name, res.status, seconds);
   return res;
 }

@@ -349,8 +349,7 @@ void Engine::RunBatch(std::vector<std::unique_ptr<Op>>& batch) {
     return;
   }
   if (txn.changed) Publish(txn);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = SecondsSince(start);
   commit_latency_.Observe("", seconds);
   batch_sizes_.Observe("", static_cast<double>(batch.size()));
   for (size_t k = 0; k < batch.size(); ++k) batch[k]->promise.set_value(std::move(results[k]));
@@ -933,8 +932,7 @@ std::string Engine::RunFullModeOnce() {
   const auto start = std::chrono::steady_clock::now();
   auto plan = RunPolicy(**policy, *planned, popts);
   full_running_ = false;
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = SecondsSince(start);
   planning_latency_.Observe(Labels({{"mode", "full"}}), seconds);
   std::string outcome;
   std::string detail;

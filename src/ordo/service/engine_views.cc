@@ -32,10 +32,6 @@ constexpr double kWhatIfFinishShare = 0.2;
 constexpr double kWhatIfAnswerShare = 0.5;
 constexpr int kMaxHistorySteps = 10'000;
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A committed step as the API shows it (`GET /v1/plan/committed`, each of `/v1/plan/history`),
 // with only the jobs the reader may see; the caller scrubs ids.
 Json CommittedStepView(const CommittedStep& step, double start_unix, const Redactor& redact) {

@@ -27,6 +27,10 @@ std::string PlanProblem(const Scenario& scenario, const Plan& plan) {
          (violations.size() > 1 ? " (and " + std::to_string(violations.size() - 1) + " more)" : "");
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report) {
   const double solve_ms = checked.plan.metrics.solve_ms;
   auto solver = checked.plan.metrics.solver;
@@ -63,9 +67,7 @@ Result<CheckedPlan> SolveChecked(Policy& policy, Policy* fallback, std::string_v
                                  const Scenario* report) {
   const Scenario& reported = report != nullptr ? *report : scenario;
   const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
+  auto elapsed = [&] { return SecondsSince(start); };
   CheckedPlan out;
   auto plan = RunPolicy(policy, scenario, options);
   if (plan) {

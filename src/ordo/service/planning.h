@@ -61,6 +61,9 @@ std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, con
 [[nodiscard]] Result<Plan> RunPolicy(Policy& policy, const Scenario& scenario,
                                      const PolicyOptions& options);
 
+/// Seconds of the steady clock since `start`: how the service times plans, commits and requests.
+double SecondsSince(std::chrono::steady_clock::time_point start);
+
 /// Why a plan is the best its planner found before something cut its search short, when it is.
 struct Cut {
   std::string reason;   // "stopping", "memory_budget", "time_limit" or "answer_size"
