@@ -32,13 +32,10 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 void MeasurePlan(CheckedPlan& checked, const Scenario& planned, const Scenario& report) {
-  const double solve_ms = checked.plan.metrics.solve_ms;
-  auto solver = checked.plan.metrics.solver;
-  checked.planning_objective = ComputeMetrics(planned, checked.plan).objective;
-  checked.plan.metrics = &planned == &report ? ComputeMetrics(planned, checked.plan)
-                                             : ComputeMetrics(report, checked.plan);
-  checked.plan.metrics.solve_ms = solve_ms;
-  checked.plan.metrics.solver = solver;
+  // ComputeMetrics keeps the planner's solve time and solver figures.
+  checked.plan.metrics = ComputeMetrics(report, checked.plan);
+  checked.planning_objective = &planned == &report ? checked.plan.metrics.objective
+                                                   : ComputeObjective(planned, checked.plan);
 }
 
 std::vector<JobExplanation> ExplainInBasePriorities(const Scenario& planned, const Scenario& report,
