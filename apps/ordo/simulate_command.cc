@@ -62,6 +62,8 @@ const char* const kSimulateUsage =
     "                          --per-run also prints every run's totals\n"
     "  --time-limit S          per decision; default 1 (fast mode stops sooner when done)\n"
     "  --seed N                the policies' seed (default 1)\n"
+    "  --no-headroom           ordo does not lend idle GPUs to the services at the committed\n"
+    "                          step (docs/fast-mode.md, step 9)\n"
     "  --format F              text (default), markdown or json, on stdout\n"
     "  --per-day               also print each run's per-day table\n"
     "  --by-hour               also print utilization and unmet demand by 2-hour block of the day\n"
@@ -338,6 +340,7 @@ Result<sim::ExperimentOptions> ParseExperimentOptions(const Args& args) {
   auto seed = ParseInt(args, "--seed", 1, 0, 1 << 30);
   if (!seed) return Fail(seed.error());
   o.seed = static_cast<uint64_t>(*seed);
+  o.lend_idle_gpus = !args.has("--no-headroom");
   if (auto v = args.value("--time-limit")) {
     auto s = ParseSeconds("--time-limit", *v);
     if (!s) return Fail(s.error());
@@ -549,6 +552,7 @@ constexpr OptionSpec kOptions[] = {
     {"--traffic-quantile", true},
     {"--by-hour", false},
     {"--planning-priority", true},
+    {"--no-headroom", false},
     {"--aging-rate", true},
     {"--aging-cap", true},
     {"--fair-share-half-life", true},

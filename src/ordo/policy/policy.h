@@ -43,6 +43,10 @@ struct PolicyOptions {
   /// metrics.solver.status ("model_too_large"). The other policies' memory is linear in the
   /// scenario (their grids are bounded by Limits::kMaxGpuSteps) and they ignore it.
   int64_t memory_budget_bytes = kDefaultMemoryBudgetBytes;
+  /// ordo's policies lend the GPUs idle at step 0 to the services as headroom against traffic
+  /// above the forecast (policy/common/headroom.h). Off where a plan must hold exactly its
+  /// planned counts (full mode's warm start, tests of the counts themselves).
+  bool lend_idle_gpus = true;
 };
 
 /// An error naming the field (kInvalidInput) for options no policy accepts: an effort outside

@@ -243,6 +243,7 @@ class Run {
     PolicyOptions po;
     po.time_limit_s = opt_.time_limit_s;
     po.seed = opt_.seed;
+    po.lend_idle_gpus = opt_.lend_idle_gpus;
     const auto started = std::chrono::steady_clock::now();
     Result<Plan> plan = policy_.Solve(sc, po);
     const double ms =

@@ -63,6 +63,8 @@ struct SimOptions {
   /// Passed to the policy at every decision.
   double time_limit_s = 0.05;
   uint64_t seed = 1;
+  /// Passed to the policy: ordo's policies lend step 0's idle GPUs to the services.
+  bool lend_idle_gpus = true;
   /// Planning priorities for waiting jobs (aging, tenant fair share, wait bound); empty: the
   /// planner is told base priorities. Checked by ValidatePlanningOptions (kInvalidInput).
   std::optional<priority::PlanningOptions> planning;

@@ -156,6 +156,37 @@ TEST(Simulator, DemandAboveTheCommittedAllocationIsUnmet) {
   ExpectCommittedLegal(w, run, "unmet");
 }
 
+// The same world under ordo: the plan of step 0 holds 1 GPU and 2 at step 1, so it lends one idle
+// GPU at step 0 (as many as the churn limit lets it give back); from 2, the plan of step 1 may hold
+// 3 — the surprise at step 1 is served. Without the loan ordo follows the forecast like reactive.
+TEST(Simulator, IdleGpusLentAtTheCommittedStepServeDemandAboveTheForecast) {
+  World w = SmallWorld(1, 4, 1, 6);
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.max_gpus = 4;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(24, 1);
+  s.demand.assign(24, 1);
+  const std::vector<int> forecast = {1, 2, 3, 3, 1};
+  const std::vector<int> actual = {1, 3, 3, 2, 1};
+  std::copy(forecast.begin(), forecast.end(), s.forecast_demand.begin());
+  std::copy(actual.begin(), actual.end(), s.demand.begin());
+  w.services.push_back(s);
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  SimOptions kept;
+  kept.lend_idle_gpus = false;
+  const SimRun planned = MustSimulate(w, "ordo", kept);
+  EXPECT_EQ(ComputeSimMetrics(w, planned).total.realtime_unmet_gpu_steps, 1);
+  const SimRun lent = MustSimulate(w, "ordo");
+  EXPECT_EQ(lent.service_gpus[0][0].size(), 2U);
+  EXPECT_GE(lent.service_gpus[0][1].size(), 3U);
+  EXPECT_EQ(ComputeSimMetrics(w, lent).total.realtime_unmet_gpu_steps, 0);
+  ExpectCommittedLegal(w, planned, "kept");
+  ExpectCommittedLegal(w, lent, "lent");
+}
+
 // A service's current_gpus at each re-plan is what it held at the step before: the churn limit is
 // kept across re-plans, so the committed timeline never jumps.
 TEST(Simulator, ChurnLimitHoldsAcrossRePlans) {

@@ -187,6 +187,9 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config,
   if (!policy) return Fail(policy.error());
   PolicyOptions popts;
   popts.time_limit_s = options.time_limit_s;
+  // A service's GPUs are placeholder jobs here: a loan of idle GPUs would be submitted and
+  // cancelled again every cycle, holding nodes from Slurm's own scheduler in between.
+  popts.lend_idle_gpus = false;
   auto plan = (*policy)->Solve(planned, popts);
   if (!plan) return Fail(plan.error());
   // Reported in base priorities: aging and fair share only steer the planner.

@@ -52,6 +52,7 @@
 #include "ordo/core/metrics.h"
 #include "ordo/policy/baselines/baselines.h"
 #include "ordo/policy/common/explain.h"
+#include "ordo/policy/common/headroom.h"
 #include "ordo/policy/common/plan_builder.h"
 #include "ordo/policy/common/promises.h"
 #include "ordo/policy/fast/block_grid.h"
@@ -203,6 +204,7 @@ class FastPolicy final : public Policy {
         plan = std::move(*better);
       }
     }
+    if (options.lend_idle_gpus) LendIdleGpus(s, plan);
     if (options.explain) plan.explanations = ExplainPlan(s, plan);
     FinishPlan(s, started, plan);
     return plan;

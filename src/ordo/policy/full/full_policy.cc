@@ -39,6 +39,7 @@
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/policy/common/explain.h"
+#include "ordo/policy/common/headroom.h"
 #include "ordo/policy/common/plan_builder.h"
 #include "ordo/policy/fast/fast_policy.h"
 #include "ordo/policy/full/bound.h"
@@ -127,6 +128,7 @@ WarmStart MakeWarmStart(const Scenario& scenario, const PolicyOptions& options, 
   PolicyOptions fast_options = options;
   fast_options.time_limit_s = fast_seconds;
   fast_options.explain = false;
+  fast_options.lend_idle_gpus = false;  // lent once, at the end, to the plan full mode returns
   auto fast = MakeFastPolicy()->Solve(scenario, fast_options);
   if (fast && CheckPlan(scenario, *fast).empty()) {
     const double objective = ComputeObjective(scenario, *fast);
@@ -376,6 +378,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   report.nodes = nodes;
   plan.metrics.solver = report;
   plan.explanations.clear();
+  if (options.lend_idle_gpus) LendIdleGpus(scenario, plan);
   if (options.explain) plan.explanations = ExplainPlan(scenario, plan);
   FinishPlan(scenario, started, plan);
   if (stats != nullptr) *stats = std::move(local);

@@ -356,9 +356,12 @@ TEST_F(ServeTest, ServicesAndTraffic) {
   ASSERT_EQ(created.status, 201) << created.body;
   EXPECT_EQ(server_.Post("/v1/services", kAdminToken, service.dump()).status, 409);
   // The plan serves it (nothing held before, so no churn limit into step 0); tenants see it.
+  // Step 0 holds its demand, 4, plus 2 idle GPUs lent as headroom: as many as it can give back
+  // in one step (its churn limit above step 1's 4).
   Response plan = server_.Get("/v1/plan", kTokenA);
   ASSERT_EQ(plan.json()["services"].size(), 1u) << plan.body;
-  EXPECT_EQ(plan.json()["services"][0]["gpus"][0].size(), 4u);
+  EXPECT_EQ(plan.json()["services"][0]["gpus"][0].size(), 6u);
+  EXPECT_EQ(plan.json()["services"][0]["gpus"][1].size(), 4u);
   // Update: a higher curve, then commit two steps at 6.
   json update = service;
   update["demand"] = json(std::vector<int>(12, 6));
@@ -372,15 +375,16 @@ TEST_F(ServeTest, ServicesAndTraffic) {
   EXPECT_EQ(mismatch.status, 400) << mismatch.body;
   EXPECT_EQ(mismatch.json()["error"]["field"], "id") << mismatch.body;
   Advance(2);
-  EXPECT_EQ(server_.Get("/v1/services/chat", kTokenB).json()["committed_gpus"], 6);
+  EXPECT_EQ(server_.Get("/v1/services/chat", kTokenB).json()["committed_gpus"], 8);  // 6 + 2 lent
   // Demand drops to 1: the churn limit (2 per step) from the committed 6 shapes the plan.
   update["demand"] = json(std::vector<int>(12, 1));
   ASSERT_EQ(server_.Put("/v1/services/chat", kAdminToken, update.dump()).status, 200);
   Advance(1);  // answers once the plan for the new state is adopted
   plan = server_.Get("/v1/plan", kAdminToken);
   const json& gpus = plan.json()["services"][0]["gpus"];
-  EXPECT_EQ(gpus[0].size(), 2u) << plan.body;  // committed 4 at the last step, then 2, then 1
-  EXPECT_EQ(gpus[1].size(), 1u) << plan.body;
+  EXPECT_EQ(gpus[0].size(), 4u) << plan.body;  // committed 6 at the last step, then 4, 2, 1
+  EXPECT_EQ(gpus[1].size(), 2u) << plan.body;
+  EXPECT_EQ(gpus[2].size(), 1u) << plan.body;
 
   // A service whose demand comes from traffic: posted samples feed the forecaster.
   json forecast = {{"id", "search"},
