@@ -13,6 +13,8 @@ namespace {
 int Log2(int power_of_two) { return std::countr_zero(static_cast<unsigned>(power_of_two)); }
 // Candidates at the best start examined for a tighter fit before the search settles.
 constexpr int kMaxTies = 8;
+// Below this many GPUs a search costs about what a memo lookup does: no memo.
+constexpr int kMemoMinGpus = 256;
 
 // The lowest level L with slack < 2^L (every level above it too).
 int LowFrom(int slack) {
@@ -122,6 +124,46 @@ std::optional<BlockGrid::Candidate> BlockGrid::FindEarliest(int gpus, int durati
                                                             const GpuRequirement& req,
                                                             int earliest_start) const {
   const int level = Log2(gpus);
+  // The memo's key: level (6 bits), the duration inside the horizon (14 bits), the matching
+  // groups (a bit each, up to 44 groups; more groups go without the memo).
+  std::optional<uint64_t> key;
+  if (trees_.size() <= 44 && cluster_->total_gpus() >= kMemoMinGpus) {
+    uint64_t groups = 0;
+    for (size_t g = 0; g < trees_.size(); ++g) {
+      if (req.Matches(cluster_->groups[trees_[g].group])) groups |= uint64_t{1} << g;
+    }
+    const auto duration = static_cast<uint64_t>(std::min(duration_steps, horizon_));
+    key = static_cast<uint64_t>(level) | duration << 6 | groups << 20;
+  }
+  const int asked = std::max(earliest_start, 0);
+  if (key) {
+    if (auto it = infeasible_.find(*key);
+        it != infeasible_.end() && it->second.from <= asked && asked < it->second.to) {
+      if (it->second.to >= horizon_) return std::nullopt;
+      earliest_start = it->second.to;
+    }
+  }
+  const std::optional<Candidate> found =
+      SearchEarliest(level, gpus, duration_steps, req, earliest_start);
+  if (key) {
+    // [asked, the start found) is infeasible (all of the rest of the horizon when none was):
+    // merged into the key's interval when they touch, else the earlier interval is kept.
+    const int to = found ? found->start_step : horizon_;
+    auto [it, inserted] = infeasible_.try_emplace(*key, Infeasible{asked, to});
+    Infeasible& known = it->second;
+    if (!inserted && asked <= known.to && known.from <= to) {
+      known = Infeasible{std::min(known.from, asked), std::max(known.to, to)};
+    } else if (!inserted && asked < known.from) {
+      known = Infeasible{asked, to};
+    }
+  }
+  return found;
+}
+
+std::optional<BlockGrid::Candidate> BlockGrid::SearchEarliest(int level, int gpus,
+                                                              int duration_steps,
+                                                              const GpuRequirement& req,
+                                                              int earliest_start) const {
   int best_start = std::numeric_limits<int>::max();
   int best_fit = std::numeric_limits<int>::max();
   int best_gpu = -1;

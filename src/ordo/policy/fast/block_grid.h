@@ -12,12 +12,15 @@
 // if the group keeps enough GPUs for the services' reservation there (the "slack").
 //
 // Cost: Occupy is O(block size x levels + height x levels) words; FindEarliest visits the subtrees
-// its bound cannot exclude. Memory: about 2^(height + 2) step masks per group (a node keeps one per
-// level at or below its own).
+// its bound cannot exclude. A grid only ever gets busier (nothing is released), so FindEarliest
+// remembers, per (width, duration, groups), the starts it found infeasible and begins later
+// searches past them: on a saturated cluster most jobs of one shape fail at the same steps. Memory:
+// about 2^(height + 2) step masks per group (a node keeps one per level at or below its own).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "ordo/core/scenario.h"
@@ -37,6 +40,7 @@ class BlockGrid {
   /// a group matching `req` is free for `duration_steps` steps (steps past the horizon are free)
   /// and its group keeps its service slack; among the blocks free then, the one that breaks the
   /// smallest free larger block (buddy best fit), then the lowest id. Empty when none exists.
+  /// Not thread-safe even though const: it updates the grid's memo of infeasible starts.
   [[nodiscard]] std::optional<Candidate> FindEarliest(int gpus, int duration_steps,
                                                       const GpuRequirement& req,
                                                       int earliest_start) const;
@@ -72,6 +76,10 @@ class BlockGrid {
     std::vector<std::vector<uint64_t>> low_slack;  // [L]: steps where slack < 2^L
   };
 
+  // FindEarliest's search, without the memo.
+  [[nodiscard]] std::optional<Candidate> SearchEarliest(int level, int gpus, int duration_steps,
+                                                        const GpuRequirement& req,
+                                                        int earliest_start) const;
   [[nodiscard]] int EarliestStart(const uint64_t* mask_a, const uint64_t* mask_b, int duration,
                                   int from) const;
   [[nodiscard]] bool IntervalClear(const uint64_t* mask, int from, int to) const;
@@ -90,6 +98,15 @@ class BlockGrid {
   std::vector<int> anywhere_slack_;
   std::vector<std::vector<uint64_t>> anywhere_low_;
   void RefreshAnywhereBits(int step);
+
+  // Starts [from, to) known infeasible for a (level, duration, matching groups) key: every block
+  // of those groups is busy, or short of slack, somewhere in each window. Valid for the grid's
+  // life and its copies', since no call frees anything.
+  struct Infeasible {
+    int from = 0;
+    int to = 0;
+  };
+  mutable std::unordered_map<uint64_t, Infeasible> infeasible_;
 
   int horizon_;
   int words_;

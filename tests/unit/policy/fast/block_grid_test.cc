@@ -137,17 +137,23 @@ TEST(BlockGridTest, TypeRequirementSelectsTheGroup) {
 
 // Against brute force on random clusters and random occupations: the earliest start is exact and
 // the chosen block is free then.
-TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
-    Rng rng(seed);
-    ScenarioBuilder b("random");
-    const int horizon = rng.Uniform(1, 130);
-    b.Steps(horizon);
-    const int groups = rng.Uniform(1, 3);
-    for (int g = 0; g < groups; ++g) {
-      b.Group("g" + std::to_string(g), rng.Uniform(1, 5), 1 << rng.Uniform(0, 3), g % 2 ? "B" : "A",
-              80);
-    }
+// Random grids, random searches (each found block then occupied, or a GPU reserved), every
+// answer checked against the brute-force model. `large`: clusters of 256-384 GPUs, where
+// FindEarliest keeps its memo of infeasible starts, and searches drawn from few shapes so the
+// memo is consulted often.
+void ExpectBruteForceAnswers(uint64_t seed, bool large) {
+  Rng rng(seed);
+  ScenarioBuilder b("random");
+  const int horizon = large ? rng.Uniform(4, 40) : rng.Uniform(1, 130);
+  b.Steps(horizon);
+  const int groups = large ? rng.Uniform(1, 2) : rng.Uniform(1, 3);
+  for (int g = 0; g < groups; ++g) {
+    const int nodes = large ? 48 / groups : rng.Uniform(1, 5);
+    const int gpus_per_node = large ? 8 : 1 << rng.Uniform(0, 3);
+    b.Group("g" + std::to_string(g), nodes, gpus_per_node, g % 2 ? "B" : "A", 80);
+  }
+  const int ops = large ? 400 : 40;
+  {
     const Scenario s = b.Build();
     BlockGrid grid(s.cluster, horizon);
     Model model{&s.cluster,
@@ -157,9 +163,10 @@ TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
     for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
       model.slack.emplace_back(horizon, s.cluster.group_gpus(static_cast<int>(g)));
     }
-    for (int op = 0; op < 40; ++op) {
-      const int gpus = 1 << rng.Uniform(0, 4);
-      const int duration = rng.Uniform(1, horizon + 3);
+    for (int op = 0; op < ops; ++op) {
+      const int gpus = 1 << rng.Uniform(0, large ? 3 : 4);
+      const int duration =
+          large ? 1 + rng.Uniform(0, 3) * horizon / 4 : rng.Uniform(1, horizon + 3);
       GpuRequirement req;
       if (rng.Chance(0.3)) req.gpu_type = rng.Chance(0.5) ? "A" : "B";
       const int from = rng.Uniform(0, horizon - 1);
@@ -186,6 +193,14 @@ TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
       }
     }
   }
+}
+
+TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) ExpectBruteForceAnswers(seed, false);
+}
+
+TEST(BlockGridTest, MatchesBruteForceOnLargeGridsWithTheMemo) {
+  for (uint64_t seed = 1; seed <= 40; ++seed) ExpectBruteForceAnswers(seed, true);
 }
 
 }  // namespace
