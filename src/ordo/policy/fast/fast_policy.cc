@@ -27,7 +27,9 @@
 //  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans (and, where jobs
 //     have checkpoints, the two preempting peers') and plans built from them, the best objective
 //     among those with at least fifo's value and at most reactive's unmet real-time GPU-steps.
+//     The baselines are planned by name (baseline_plans.h); one that fails fails fast mode.
 //  7. Where a running job has a checkpoint: preemption where it pays (preemption_move.h).
+//  8. The GPUs idle at step 0 lent to the services as headroom (policy/common/headroom.h).
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve. On up to 5,000 jobs (and
 // inside the time limit): value >= fifo's, unmet real-time demand <= reactive's wherever fast
@@ -55,6 +57,7 @@
 #include "ordo/policy/common/headroom.h"
 #include "ordo/policy/common/plan_builder.h"
 #include "ordo/policy/common/promises.h"
+#include "ordo/policy/fast/baseline_plans.h"
 #include "ordo/policy/fast/block_grid.h"
 #include "ordo/policy/fast/preemption_move.h"
 #include "ordo/policy/fast/service_curves.h"
@@ -79,6 +82,8 @@ struct PassResult {
 
 class FastPolicy final : public Policy {
  public:
+  explicit FastPolicy(BaselineFactories factories) : factories_(std::move(factories)) {}
+
   // Fast mode computes the baselines and keeps DoNoHarm's promises up to this many jobs.
   static constexpr size_t kMaxGuardJobs = 5'000;
 
@@ -116,37 +121,36 @@ class FastPolicy final : public Policy {
 
     // The baselines (for DoNoHarm; reactive's unmet demand is the budget the priced variant and
     // the moves below keep to), where the guarantee runs: up to 5,000 jobs, inside the time limit.
-    std::vector<Plan> baselines;
+    // A baseline that fails fails fast mode: its promises would otherwise lapse unseen.
+    std::optional<BaselinePlans> baselines;
     if (s.jobs.size() <= kMaxGuardJobs && !OutOfTime()) {
-      for (auto make : {MakeFifoPolicy, MakeFifoBackfillPolicy, MakePriorityBackfillPolicy,
-                        MakeReactivePolicy}) {
-        if (auto other = make()->Solve(s, options)) baselines.push_back(std::move(*other));
-      }
+      auto planned = PlanBaselines(s, options, factories_);
+      if (!planned) return Fail(planned.error());
+      baselines = std::move(*planned);
     }
     // Where jobs have checkpoints, the preempting peers' plans are candidates too, so fast mode's
     // plan is never below theirs where they keep the promises.
     std::vector<Plan> peers;
     const bool checkpoints = std::any_of(s.jobs.begin(), s.jobs.end(),
                                          [](const Job& job) { return job.checkpoint.has_value(); });
-    if (checkpoints && baselines.size() == 4 && !OutOfTime()) {
+    if (checkpoints && baselines && !OutOfTime()) {
       for (auto make : {MakePriorityPreemptPolicy, MakeReactivePreemptPolicy}) {
         if (auto other = make()->Solve(s, options)) peers.push_back(std::move(*other));
       }
     }
     Promises promises;
-    if (baselines.size() == 4) {
-      promises.min_value = baselines[0].metrics.value;
-      promises.max_unmet_gpu_steps = baselines[3].metrics.realtime_unmet_gpu_steps;
+    if (baselines) {
+      promises.min_value = baselines->fifo.metrics.value;
+      promises.max_unmet_gpu_steps = baselines->reactive.metrics.realtime_unmet_gpu_steps;
     }
-    const long long unmet_limit = baselines.size() == 4
-                                      ? baselines[3].metrics.realtime_unmet_gpu_steps
-                                      : std::numeric_limits<long long>::max();
+    const long long unmet_limit = baselines ? baselines->reactive.metrics.realtime_unmet_gpu_steps
+                                            : std::numeric_limits<long long>::max();
 
     // Service variants (how much the services' curves give way to batch work): each is tried
     // with a short schedule, then the best one gets the rest of the pass budget. The trials of
     // the variants that spend reactive's unmet budget come on top of it.
-    const auto variants = ServiceVariants(free, candidates, unmet_limit,
-                                          baselines.size() == 4 ? &baselines[3] : nullptr);
+    const auto variants =
+        ServiceVariants(free, candidates, unmet_limit, baselines ? &baselines->reactive : nullptr);
     const int budget = PassBudget(candidates.size(), options.effort);
     constexpr int kTrialPasses = 2;
     size_t chosen = 0;
@@ -267,29 +271,29 @@ class FastPolicy final : public Policy {
   //     construction).
   // Every plan built here is checked with CheckPlan. When no candidate keeps both promises, the
   // one with the least unmet demand among those that keep fifo's value is returned.
-  // `baselines`: fifo, fifo-backfill, priority-backfill and reactive's plans, in that order
-  // (empty where the guarantee does not run).
+  // `baselines`: empty where the guarantee does not run.
   Plan DoNoHarm(const BlockGrid& pinned, const std::vector<std::vector<int>>& free,
                 const std::vector<int>& candidates, const std::vector<Outcome>& outcomes,
-                std::vector<Plan> baselines, std::vector<Plan> peers, Plan own) const {
+                std::optional<BaselinePlans> baselines, std::vector<Plan> peers, Plan own) const {
     const Scenario& s = *scenario_;
-    if (baselines.size() != 4 || OutOfTime()) return own;
+    if (!baselines || OutOfTime()) return own;
     // Stage 1: fast mode's plan and the baselines' (their metrics come with them).
     std::vector<Plan> pool;
     pool.push_back(std::move(own));
     pool.back().metrics = ComputeMetrics(s, pool.back());
-    std::optional<Plan> fifo = baselines[0], reactive = baselines[3];
-    for (Plan& other : baselines) {
-      other.policy = std::string(name());
-      pool.push_back(std::move(other));
+    const Plan fifo = baselines->fifo, reactive = baselines->reactive;
+    for (Plan* other : {&baselines->fifo, &baselines->fifo_backfill, &baselines->priority_backfill,
+                        &baselines->reactive}) {
+      other->policy = std::string(name());
+      pool.push_back(std::move(*other));
     }
     for (Plan& other : peers) {
       other.policy = std::string(name());
       pool.push_back(std::move(other));
     }
     Promises promises;
-    if (fifo) promises.min_value = fifo->metrics.value;
-    if (reactive) promises.max_unmet_gpu_steps = reactive->metrics.realtime_unmet_gpu_steps;
+    promises.min_value = fifo.metrics.value;
+    promises.max_unmet_gpu_steps = reactive.metrics.realtime_unmet_gpu_steps;
     Selection selection;
     for (size_t i = 0; i < pool.size(); ++i) selection.Consider(promises, pool[i].metrics, i);
     if (!selection.refused) return std::move(pool[selection.best]);
@@ -307,23 +311,20 @@ class FastPolicy final : public Policy {
       if (auto plan = Refill(pinned, free, candidates, pool[i])) pool.push_back(std::move(*plan));
     }
     const int passes = std::max(3, PassBudget(candidates.size(), options_->effort) / 4);
-    if (reactive) {
-      for (auto budget : {&FastPolicy::BudgetCounts, &FastPolicy::PricedBudgetCounts}) {
-        if (OutOfTime()) break;
-        if (auto counts = (this->*budget)(free, promises.max_unmet_gpu_steps)) {
-          BlockGrid base = pinned;
-          ReserveCounts(*counts, base);
-          const PassResult pass = RunSchedule(base, candidates, passes);
-          pool.push_back(Assemble(pass.placements, *counts));
-          if (auto plan = Refill(pinned, free, candidates, pool.back())) {
-            pool.push_back(std::move(*plan));
-          }
+    for (auto budget : {&FastPolicy::BudgetCounts, &FastPolicy::PricedBudgetCounts}) {
+      if (OutOfTime()) break;
+      if (auto counts = (this->*budget)(free, promises.max_unmet_gpu_steps)) {
+        BlockGrid base = pinned;
+        ReserveCounts(*counts, base);
+        const PassResult pass = RunSchedule(base, candidates, passes);
+        pool.push_back(Assemble(pass.placements, *counts));
+        if (auto plan = Refill(pinned, free, candidates, pool.back())) {
+          pool.push_back(std::move(*plan));
         }
       }
     }
-    for (const std::optional<Plan>* baseline : {&reactive, &fifo}) {
-      if (!*baseline) continue;
-      const ServiceCounts counts = CountsOf(**baseline);
+    for (const Plan* baseline : {&reactive, &fifo}) {
+      const ServiceCounts counts = CountsOf(*baseline);
       BlockGrid base = pinned;
       ReserveCounts(counts, base);
       // Judged by the objective's decay, and undecayed (what fifo's value counts).
@@ -1220,6 +1221,7 @@ class FastPolicy final : public Policy {
     return result;
   }
 
+  BaselineFactories factories_;  // the baselines DoNoHarm keeps its promises against
   const Scenario* scenario_ = nullptr;
   const PolicyOptions* options_ = nullptr;
   // The time decay the passes judge placements by: the objective's, or 0 where DoNoHarm builds
@@ -1230,6 +1232,12 @@ class FastPolicy final : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> MakeFastPolicy() { return std::make_unique<FastPolicy>(); }
+std::unique_ptr<Policy> MakeFastPolicy() {
+  return std::make_unique<FastPolicy>(InTreeBaselineFactories());
+}
+
+std::unique_ptr<Policy> MakeFastPolicyWithBaselines(BaselineFactories baselines) {
+  return std::make_unique<FastPolicy>(std::move(baselines));
+}
 
 }  // namespace ordo::policy

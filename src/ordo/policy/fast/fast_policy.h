@@ -3,10 +3,13 @@
 
 #include <memory>
 
+#include "ordo/policy/fast/baseline_plans.h"
 #include "ordo/policy/policy.h"
 
 namespace ordo::policy {
 
 std::unique_ptr<Policy> MakeFastPolicy();
+/// Fast mode keeping its promises against these baselines (tests: a baseline that fails).
+std::unique_ptr<Policy> MakeFastPolicyWithBaselines(BaselineFactories baselines);
 
 }  // namespace ordo::policy

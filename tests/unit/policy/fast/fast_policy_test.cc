@@ -38,6 +38,40 @@ std::vector<int> Counts(const ServiceAllocation& a) {
   return counts;
 }
 
+// A baseline that cannot plan: fast mode must not silently drop the promise measured on it.
+class FailingBaseline final : public Policy {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "reactive"; }
+  Result<Plan> Solve(const Scenario& /*scenario*/, const PolicyOptions& /*options*/) override {
+    return Fail(Error{ErrorCode::kInternal, "", "solver crashed"});
+  }
+};
+
+TEST(FastPolicyTest, ABaselineThatFailsFailsFastModeNamingIt) {
+  const Scenario s = ScenarioBuilder("guarded")
+                         .Steps(6)
+                         .Group("a", 1, 8)
+                         .Job(MakeJob("j").Gpus(4).Duration(3).Priority(5))
+                         .Service(MakeService("chat").Priority(10).Demand({2, 2, 2, 2, 2, 2}))
+                         .Build();
+  ASSERT_TRUE(ValidateScenario(s).has_value());
+  PolicyOptions options;
+  options.time_limit_s = 60;
+  ASSERT_TRUE(MakeFastPolicy()->Solve(s, options).has_value());
+  BaselineFactories factories = InTreeBaselineFactories();
+  factories.reactive = [] { return std::make_unique<FailingBaseline>(); };
+  const auto failed = MakeFastPolicyWithBaselines(factories)->Solve(s, options);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().code, ErrorCode::kInternal);
+  EXPECT_NE(failed.error().message.find("baseline reactive failed"), std::string::npos)
+      << failed.error().ToString();
+  EXPECT_NE(failed.error().message.find("solver crashed"), std::string::npos);
+  factories.reactive = nullptr;  // no baseline at all: as loud
+  const auto missing = MakeFastPolicyWithBaselines(factories)->Solve(s, options);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("baseline"), std::string::npos);
+}
+
 TEST(FastPolicyTest, ServiceRampsUpAheadOfItsPeakWithinTheChurnLimit) {
   const Scenario s =
       ScenarioBuilder("ramp")
