@@ -119,6 +119,40 @@ Result<std::unique_ptr<Engine>> Engine::Open(ServiceConfig config, EngineOptions
   return engine;
 }
 
+// A stored service as the state keeps it: its spec read again under the config, its traffic
+// re-fitted (a fit that fails leaves the profile, with a warning) and its forecast refreshed.
+Result<ServiceRecord> Engine::RestoreService(const store::StoredService& stored, int64_t next_step,
+                                             double origin_unix) {
+  auto body = ReadServiceSpec(stored.spec, config_);
+  if (!body) {
+    Error error = body.error();
+    error.message = "stored service \"" + stored.id + "\": " + error.ToString();
+    error.field = "db";
+    return Fail(std::move(error));
+  }
+  ServiceRecord record;
+  record.seq = stored.seq;
+  record.service = std::move(body->service);
+  record.traffic = body->traffic;
+  record.anchor_step = stored.anchor_step;
+  record.committed_gpus = stored.committed_gpus;
+  auto traffic = store_->LoadTraffic(stored.id);
+  if (!traffic) return Fail(traffic.error());
+  if (!traffic->empty()) {
+    auto forecaster = std::make_shared<forecast::DemandForecaster>(
+        record.traffic.value_or(TrafficDemand{}).ForecastOptions());
+    if (auto ok = forecaster->Fit(*traffic); !ok) {
+      log_->Warn("forecast_fit_failed", {{"service", stored.id}, {"error", ok.error().ToString()}});
+    } else {
+      record.forecaster = std::move(forecaster);
+    }
+    record.traffic_points = static_cast<int64_t>(traffic->size());
+    record.last_traffic_s = traffic->back().time_s;
+  }
+  RefreshForecast(record, next_step, origin_unix);
+  return record;
+}
+
 Result<void> Engine::LoadState() {
   auto snap = store_->Load();
   if (!snap) return Fail(snap.error());
@@ -162,35 +196,9 @@ Result<void> Engine::LoadState() {
     state.PutJob(std::move(record));
   }
   for (store::StoredService& stored : snap->services) {
-    auto body = ReadServiceSpec(stored.spec, config_);
-    if (!body) {
-      Error error = body.error();
-      error.message = "stored service \"" + stored.id + "\": " + error.ToString();
-      error.field = "db";
-      return Fail(std::move(error));
-    }
-    ServiceRecord record;
-    record.seq = stored.seq;
-    record.service = std::move(body->service);
-    record.traffic = body->traffic;
-    record.anchor_step = stored.anchor_step;
-    record.committed_gpus = stored.committed_gpus;
-    auto traffic = store_->LoadTraffic(stored.id);
-    if (!traffic) return Fail(traffic.error());
-    if (!traffic->empty()) {
-      auto forecaster = std::make_shared<forecast::DemandForecaster>(
-          record.traffic.value_or(TrafficDemand{}).ForecastOptions());
-      if (auto ok = forecaster->Fit(*traffic); !ok) {
-        log_->Warn("forecast_fit_failed",
-                   {{"service", stored.id}, {"error", ok.error().ToString()}});
-      } else {
-        record.forecaster = std::move(forecaster);
-      }
-      record.traffic_points = static_cast<int64_t>(traffic->size());
-      record.last_traffic_s = traffic->back().time_s;
-    }
-    RefreshForecast(record, state.next_step, state.origin_unix);
-    state.services.push_back(std::move(record));
+    auto record = RestoreService(stored, state.next_step, state.origin_unix);
+    if (!record) return Fail(record.error());
+    state.services.push_back(std::move(*record));
   }
   // Fair share starts from the use the kept steps show (the last kRecentSteps).
   for (CommittedStep& step : snap->recent) {

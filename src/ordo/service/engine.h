@@ -194,6 +194,8 @@ class Engine {
   Engine(ServiceConfig config, EngineOptions options, Logger* log);
 
   Result<void> LoadState();
+  Result<ServiceRecord> RestoreService(const store::StoredService& stored, int64_t next_step,
+                                       double origin_unix);
   double Now() const;
   Frame frame() const { return Frame{&config_.base, &tenancy_}; }
   /// Refuses a job whose priority is above the tenant's max_priority (invalid input naming

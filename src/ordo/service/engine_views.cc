@@ -92,6 +92,254 @@ Json Runs(const std::vector<int>& gpus) {
   return runs;
 }
 
+// The dashboard's chart data as it is gathered: job blocks (committed history merged per job,
+// then the plan), service cells, utilization by step and each service's demand and allocation.
+struct DashboardBlock {
+  std::string id;
+  int first_gpu = 0;
+  int gpus = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  std::string state;  // committed, running or planned
+};
+struct DashboardCharts {
+  std::vector<DashboardBlock> blocks;
+  std::map<std::string, size_t> open;  // job id -> index of its latest history block
+  Json cells = Json::array();
+  Json utilization = Json::array();
+  std::map<std::string, Json> service_series;
+  int64_t first_shown = 0;  // the first step shown
+};
+
+// The GPU axis: groups, and every node's name and GPU range, so the page draws node boundaries
+// and GPU numbers without re-deriving the spec's numbering.
+void AddClusterAxis(const Cluster& cluster, Json& out) {
+  Json groups = Json::array();
+  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
+    const NodeGroup& group = cluster.groups[g];
+    groups.push_back({{"name", group.name},
+                      {"first_gpu", cluster.group_first_gpu(g)},
+                      {"gpus", cluster.group_gpus(g)},
+                      {"gpus_per_node", group.gpus_per_node},
+                      {"gpu_type", group.gpu_type}});
+  }
+  out["groups"] = std::move(groups);
+  Json nodes = Json::array();
+  for (const NodeSpan& n : NodeSpans(cluster)) {
+    nodes.push_back({{"name", n.name},
+                     {"group", n.group},
+                     {"node", n.node},
+                     {"first_gpu", n.first_gpu},
+                     {"gpus", n.gpus}});
+  }
+  out["nodes"] = std::move(nodes);
+}
+
+// The committed steps from `history_from` on: a job's consecutive steps on one block are one
+// block.
+void AddCommittedHistory(const State& s, int64_t history_from, DashboardCharts& charts) {
+  for (const CommittedStep& step : s.recent) {
+    if (step.step < history_from) continue;
+    charts.first_shown = std::min(charts.first_shown, step.step);
+    for (const CommittedJob& job : step.jobs) {
+      auto it = charts.open.find(job.id);
+      if (it != charts.open.end() && charts.blocks[it->second].end == step.step &&
+          charts.blocks[it->second].first_gpu == job.first_gpu) {
+        charts.blocks[it->second].end = step.step + 1;
+      } else {
+        charts.open[job.id] = charts.blocks.size();
+        charts.blocks.push_back(
+            {job.id, job.first_gpu, job.gpus, step.step, step.step + 1, "committed"});
+      }
+    }
+    for (const CommittedService& svc : step.services) {
+      charts.cells.push_back({{"id", svc.id}, {"step", step.step}, {"runs", Runs(svc.gpus)}});
+      charts.service_series[svc.id].push_back({{"step", step.step},
+                                               {"demand", svc.demand},
+                                               {"allocated", svc.gpus.size()},
+                                               {"planned", false}});
+    }
+    charts.utilization.push_back({{"step", step.step},
+                                  {"utilization", step.utilization},
+                                  {"allocated_utilization", step.allocated_utilization},
+                                  {"planned", false}});
+  }
+}
+
+// The adopted plan's steps (a running job's committed steps and its planned rest are one block);
+// returns the plan's summary.
+Json AddPlannedSteps(const AdoptedPlan& plan, const State& s, int gpus, int horizon,
+                     DashboardCharts& charts) {
+  const Plan& p = plan.plan();
+  const int64_t base = plan.base_step();
+  std::vector<long long> batch(static_cast<size_t>(horizon), 0);
+  for (const JobPlacement& job : p.jobs) {
+    if (!job.started()) continue;
+    const int64_t start = base + *job.start_step;
+    const int64_t end = start + job.duration_steps;
+    const int64_t shown_start = std::max(start, base);
+    if (end <= shown_start) continue;
+    const JobRecord* record = s.FindJob(job.id);
+    const bool running = record != nullptr && record->state == JobState::kRunning;
+    auto it = charts.open.find(job.id);
+    if (running && it != charts.open.end() && charts.blocks[it->second].end == shown_start &&
+        charts.blocks[it->second].first_gpu == job.first_gpu) {
+      charts.blocks[it->second].end = end;
+      charts.blocks[it->second].state = "running";
+    } else {
+      charts.blocks.push_back(
+          {job.id, job.first_gpu, job.gpus, shown_start, end, running ? "running" : "planned"});
+    }
+    for (int64_t t = shown_start; t < std::min<int64_t>(end, base + horizon); ++t) {
+      batch[static_cast<size_t>(t - base)] += job.gpus;
+    }
+  }
+  std::vector<long long> useful(static_cast<size_t>(horizon), 0);
+  std::vector<long long> allocated(static_cast<size_t>(horizon), 0);
+  for (size_t i = 0; i < p.services.size(); ++i) {
+    const ServiceAllocation& alloc = p.services[i];
+    const Service* svc =
+        i < plan.scenario().services.size() ? &plan.scenario().services[i] : nullptr;
+    for (int t = 0; t < horizon && t < static_cast<int>(alloc.gpus.size()); ++t) {
+      const int held = static_cast<int>(alloc.gpus[t].size());
+      const int demand = svc != nullptr ? svc->demand[t] : 0;
+      useful[t] += std::min(held, demand);
+      allocated[t] += held;
+      charts.cells.push_back({{"id", alloc.id}, {"step", base + t}, {"runs", Runs(alloc.gpus[t])}});
+      charts.service_series[alloc.id].push_back(
+          {{"step", base + t}, {"demand", demand}, {"allocated", held}, {"planned", true}});
+    }
+  }
+  const double capacity = std::max(1, gpus);
+  for (int t = 0; t < horizon; ++t) {
+    charts.utilization.push_back(
+        {{"step", base + t},
+         {"utilization", static_cast<double>(batch[t] + useful[t]) / capacity},
+         {"allocated_utilization", static_cast<double>(batch[t] + allocated[t]) / capacity},
+         {"planned", true}});
+  }
+  return {{"mode", plan.mode()},
+          {"version", plan.version()},
+          {"base_step", base},
+          {"objective", p.metrics.objective},
+          {"utilization", p.metrics.utilization},
+          {"allocated_utilization", p.metrics.allocated_utilization},
+          {"value", p.metrics.value},
+          {"realtime_unmet_gpu_steps", p.metrics.realtime_unmet_gpu_steps},
+          {"solve_ms", p.metrics.solve_ms},
+          {"created", IsoTime(plan.created_unix())}};
+}
+
+// The time axis: the steps the charts span (the history kept, then the horizon) and ticks at a
+// round interval, each with its absolute step and its wall-clock time (one clock, as elsewhere).
+Json TimeAxisJson(const State& s, const Frame& frame, int64_t from_step, int64_t to_step,
+                  int step_minutes) {
+  const int every = TickEvery(to_step - from_step, step_minutes, 12);
+  Json ticks = Json::array();
+  for (int64_t t = (from_step + every - 1) / every * every; t <= to_step; t += every) {
+    ticks.push_back({{"step", t}, {"time", IsoTime(StepStartUnix(s, frame, t))}});
+  }
+  return {{"from_step", from_step},
+          {"to_step", to_step},
+          {"every_steps", every},
+          {"ticks", std::move(ticks)}};
+}
+
+// The blocks as the page draws them; a job the viewer may not see keeps its place, not its id.
+Json BlocksJson(const std::vector<DashboardBlock>& blocks, const State& s, const Frame& frame,
+                const Redactor& redact) {
+  Json out = Json::array();
+  for (const DashboardBlock& b : blocks) {
+    const JobRecord* record = s.FindJob(b.id);
+    const bool shown = redact.Visible(b.id);
+    Json j = {{"id", shown ? Json(b.id) : Json(nullptr)},
+              {"first_gpu", b.first_gpu},
+              {"gpus", b.gpus},
+              {"start", b.start},
+              {"end", b.end},
+              {"start_time", IsoTime(StepStartUnix(s, frame, b.start))},
+              {"end_time", IsoTime(StepStartUnix(s, frame, b.end))},
+              {"state", b.state}};
+    if (shown && record != nullptr) {
+      j["kind"] = std::string(JobKindName(record->job.kind));
+      j["tenant"] = record->tenant;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The state's figures: the step, jobs by state, the queue, the current step's utilization and
+// services, and the value committed so far.
+void AppendStateMetrics(const State& s, std::string& out) {
+  AppendFamily(out, "ordo_step", "gauge", "The current (last committed) step; -1 before the first");
+  AppendSample(out, "ordo_step", "",
+               s.recent.empty() ? static_cast<double>(s.next_step) - 1
+                                : static_cast<double>(s.recent.back().step));
+  std::map<std::string, int> by_state;
+  std::map<std::string, int> queue;
+  for (const char* kind : {"training", "batch_inference", "quantization"}) queue[kind] = 0;
+  for (const char* state : {"pending", "running", "done", "cancelled"}) by_state[state] = 0;
+  for (const auto& [seq, record] : s.jobs) {
+    by_state[std::string(JobStateName(record.state))]++;
+    if (record.state == JobState::kPending) queue[std::string(JobKindName(record.job.kind))]++;
+  }
+  AppendFamily(out, "ordo_jobs", "gauge", "Jobs by state");
+  for (const auto& [state, n] : by_state)
+    AppendSample(out, "ordo_jobs", Labels({{"state", state}}), n);
+  AppendFamily(out, "ordo_queue_length", "gauge", "Pending jobs by kind");
+  for (const auto& [kind, n] : queue) {
+    AppendSample(out, "ordo_queue_length", Labels({{"kind", kind}}), n);
+  }
+  if (!s.recent.empty()) {
+    const CommittedStep& step = s.recent.back();
+    AppendFamily(out, "ordo_utilization_ratio", "gauge",
+                 "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
+    AppendSample(out, "ordo_utilization_ratio", "", step.utilization);
+    AppendFamily(out, "ordo_allocated_utilization_ratio", "gauge",
+                 "Allocated GPU share at the current step, idle reservations included");
+    AppendSample(out, "ordo_allocated_utilization_ratio", "", step.allocated_utilization);
+    AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
+                 "Real-time GPUs demanded but not allocated at the current step");
+    AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
+    AppendFamily(out, "ordo_service_gpus", "gauge", "Services' GPUs at the current step");
+    for (const CommittedService& svc : step.services) {
+      AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "demand"}}),
+                   svc.demand);
+      AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "allocated"}}),
+                   static_cast<double>(svc.gpus.size()));
+    }
+  }
+  AppendFamily(out, "ordo_committed_value_total", "counter",
+               "Value earned over every committed step (priority-weighted GPU work); its rate "
+               "is the value earned per second");
+  AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
+}
+
+// The adopted plan's figures over its horizon, and its age at `now`.
+void AppendPlanMetrics(const AdoptedPlan& plan, double now, std::string& out) {
+  const Metrics& m = plan.plan().metrics;
+  AppendFamily(out, "ordo_plan_utilization_ratio", "gauge",
+               "Utilization of the adopted plan over its horizon");
+  AppendSample(out, "ordo_plan_utilization_ratio", "", m.utilization);
+  AppendFamily(out, "ordo_plan_allocated_utilization_ratio", "gauge",
+               "Allocated utilization of the adopted plan over its horizon");
+  AppendSample(out, "ordo_plan_allocated_utilization_ratio", "", m.allocated_utilization);
+  AppendFamily(out, "ordo_plan_value", "gauge",
+               "Value of the adopted plan over its horizon (priority-weighted GPU work)");
+  AppendSample(out, "ordo_plan_value", "", m.value);
+  AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
+  AppendSample(out, "ordo_plan_objective", "", m.objective);
+  AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
+               "Real-time GPU-steps the adopted plan leaves unmet over its horizon");
+  AppendSample(out, "ordo_plan_realtime_unmet_gpu_steps", "",
+               static_cast<double>(m.realtime_unmet_gpu_steps));
+  AppendFamily(out, "ordo_plan_age_seconds", "gauge", "Seconds since the adopted plan was made");
+  AppendSample(out, "ordo_plan_age_seconds", "", now - plan.created_unix());
+  AppendFamily(out, "ordo_plan_info", "gauge", "The adopted plan's mode (value 1)");
+  AppendSample(out, "ordo_plan_info", Labels({{"mode", plan.mode()}}), 1);
+}
+
 }  // namespace
 
 Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedPlan* plan,
@@ -571,36 +819,14 @@ Result<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   std::shared_lock lock(state_mutex_);
   const State& s = published_;
   const Cluster& cluster = config_.base.cluster;
-  const int gpus = cluster.total_gpus();
   const int horizon = config_.base.horizon_steps;
   const Redactor redact(who);
-  auto visible = [&](const std::string& id) { return redact.Visible(id); };
   Json out;
   out["viewer"] = {{"name", who.name}, {"admin", who.admin}};
   out["step_minutes"] = config_.base.step_minutes;
   out["horizon_steps"] = horizon;
-  out["gpus"] = gpus;
-  Json groups = Json::array();
-  for (int g = 0; g < static_cast<int>(cluster.groups.size()); ++g) {
-    const NodeGroup& group = cluster.groups[g];
-    groups.push_back({{"name", group.name},
-                      {"first_gpu", cluster.group_first_gpu(g)},
-                      {"gpus", cluster.group_gpus(g)},
-                      {"gpus_per_node", group.gpus_per_node},
-                      {"gpu_type", group.gpu_type}});
-  }
-  out["groups"] = std::move(groups);
-  // The GPU axis: every node's name and GPU range, so the page draws node boundaries and GPU
-  // numbers without re-deriving the spec's numbering.
-  Json nodes = Json::array();
-  for (const NodeSpan& n : NodeSpans(cluster)) {
-    nodes.push_back({{"name", n.name},
-                     {"group", n.group},
-                     {"node", n.node},
-                     {"first_gpu", n.first_gpu},
-                     {"gpus", n.gpus}});
-  }
-  out["nodes"] = std::move(nodes);
+  out["gpus"] = cluster.total_gpus();
+  AddClusterAxis(cluster, out);
   out["next_step"] = s.next_step;
   out["current_step"] = s.recent.empty() ? Json(nullptr) : Json(s.recent.back().step);
   out["current_time"] = s.recent.empty()
@@ -611,145 +837,15 @@ Result<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
   out["manual_clock"] = options_.manual_clock;
 
   // Blocks: committed history merged per job, then the plan from its step 0 on.
-  struct Block {
-    std::string id;
-    int first_gpu;
-    int gpus;
-    int64_t start;
-    int64_t end;
-    std::string state;
-  };
-  std::vector<Block> blocks;
-  std::map<std::string, size_t> open;  // job id -> index of its latest history block
-  const int64_t history_from = s.next_step - history_steps;
-  Json cells = Json::array();
-  Json utilization = Json::array();
-  std::map<std::string, Json> service_series;
-  int64_t first_shown = s.next_step;
-  for (const CommittedStep& step : s.recent) {
-    if (step.step < history_from) continue;
-    first_shown = std::min(first_shown, step.step);
-    for (const CommittedJob& job : step.jobs) {
-      auto it = open.find(job.id);
-      if (it != open.end() && blocks[it->second].end == step.step &&
-          blocks[it->second].first_gpu == job.first_gpu) {
-        blocks[it->second].end = step.step + 1;
-      } else {
-        open[job.id] = blocks.size();
-        blocks.push_back({job.id, job.first_gpu, job.gpus, step.step, step.step + 1, "committed"});
-      }
-    }
-    for (const CommittedService& svc : step.services) {
-      cells.push_back({{"id", svc.id}, {"step", step.step}, {"runs", Runs(svc.gpus)}});
-      service_series[svc.id].push_back({{"step", step.step},
-                                        {"demand", svc.demand},
-                                        {"allocated", svc.gpus.size()},
-                                        {"planned", false}});
-    }
-    utilization.push_back({{"step", step.step},
-                           {"utilization", step.utilization},
-                           {"allocated_utilization", step.allocated_utilization},
-                           {"planned", false}});
-  }
-  Json plan_info = nullptr;
-  if (plan) {
-    const Plan& p = plan->plan();
-    const int64_t base = plan->base_step();
-    std::vector<long long> batch(static_cast<size_t>(horizon), 0);
-    for (const JobPlacement& job : p.jobs) {
-      if (!job.started()) continue;
-      const int64_t start = base + *job.start_step;
-      const int64_t end = start + job.duration_steps;
-      const int64_t shown_start = std::max(start, base);
-      if (end <= shown_start) continue;
-      const JobRecord* record = s.FindJob(job.id);
-      const bool running = record != nullptr && record->state == JobState::kRunning;
-      // A running job's committed steps and its planned rest are one block.
-      auto it = open.find(job.id);
-      if (running && it != open.end() && blocks[it->second].end == shown_start &&
-          blocks[it->second].first_gpu == job.first_gpu) {
-        blocks[it->second].end = end;
-        blocks[it->second].state = "running";
-      } else {
-        blocks.push_back(
-            {job.id, job.first_gpu, job.gpus, shown_start, end, running ? "running" : "planned"});
-      }
-      for (int64_t t = std::max<int64_t>(shown_start, base);
-           t < std::min<int64_t>(end, base + horizon); ++t) {
-        batch[static_cast<size_t>(t - base)] += job.gpus;
-      }
-    }
-    std::vector<long long> useful(static_cast<size_t>(horizon), 0);
-    std::vector<long long> allocated(static_cast<size_t>(horizon), 0);
-    for (size_t i = 0; i < p.services.size(); ++i) {
-      const ServiceAllocation& alloc = p.services[i];
-      const Service* svc =
-          i < plan->scenario().services.size() ? &plan->scenario().services[i] : nullptr;
-      for (int t = 0; t < horizon && t < static_cast<int>(alloc.gpus.size()); ++t) {
-        const int held = static_cast<int>(alloc.gpus[t].size());
-        const int demand = svc != nullptr ? svc->demand[t] : 0;
-        useful[t] += std::min(held, demand);
-        allocated[t] += held;
-        cells.push_back({{"id", alloc.id}, {"step", base + t}, {"runs", Runs(alloc.gpus[t])}});
-        service_series[alloc.id].push_back(
-            {{"step", base + t}, {"demand", demand}, {"allocated", held}, {"planned", true}});
-      }
-    }
-    for (int t = 0; t < horizon; ++t) {
-      const double g = std::max(1, gpus);
-      utilization.push_back(
-          {{"step", base + t},
-           {"utilization", static_cast<double>(batch[t] + useful[t]) / g},
-           {"allocated_utilization", static_cast<double>(batch[t] + allocated[t]) / g},
-           {"planned", true}});
-    }
-    plan_info = {{"mode", plan->mode()},
-                 {"version", plan->version()},
-                 {"base_step", base},
-                 {"objective", p.metrics.objective},
-                 {"utilization", p.metrics.utilization},
-                 {"allocated_utilization", p.metrics.allocated_utilization},
-                 {"value", p.metrics.value},
-                 {"realtime_unmet_gpu_steps", p.metrics.realtime_unmet_gpu_steps},
-                 {"solve_ms", p.metrics.solve_ms},
-                 {"created", IsoTime(plan->created_unix())}};
-  }
-  out["plan"] = std::move(plan_info);
-  // The time axis: the steps the charts span (the history kept, then the horizon) and ticks at a
-  // round interval, each with its absolute step and its wall-clock time (one clock, as elsewhere).
-  {
-    const int64_t to_step = s.next_step + horizon;
-    const int every = TickEvery(to_step - first_shown, config_.base.step_minutes, 12);
-    Json ticks = Json::array();
-    for (int64_t t = (first_shown + every - 1) / every * every; t <= to_step; t += every) {
-      ticks.push_back({{"step", t}, {"time", IsoTime(StepStartUnix(s, frame(), t))}});
-    }
-    out["time_axis"] = {{"from_step", first_shown},
-                        {"to_step", to_step},
-                        {"every_steps", every},
-                        {"ticks", std::move(ticks)}};
-  }
-  Json block_json = Json::array();
-  for (const Block& b : blocks) {
-    const JobRecord* record = s.FindJob(b.id);
-    const bool shown = visible(b.id);
-    Json j = {{"id", shown ? Json(b.id) : Json(nullptr)},
-              {"first_gpu", b.first_gpu},
-              {"gpus", b.gpus},
-              {"start", b.start},
-              {"end", b.end},
-              {"start_time", IsoTime(StepStartUnix(s, frame(), b.start))},
-              {"end_time", IsoTime(StepStartUnix(s, frame(), b.end))},
-              {"state", b.state}};
-    if (shown && record != nullptr) {
-      j["kind"] = std::string(JobKindName(record->job.kind));
-      j["tenant"] = record->tenant;
-    }
-    block_json.push_back(std::move(j));
-  }
-  out["blocks"] = std::move(block_json);
-  out["service_cells"] = std::move(cells);
-  out["utilization"] = std::move(utilization);
+  DashboardCharts charts;
+  charts.first_shown = s.next_step;
+  AddCommittedHistory(s, s.next_step - history_steps, charts);
+  out["plan"] = plan ? AddPlannedSteps(*plan, s, cluster.total_gpus(), horizon, charts) : nullptr;
+  out["time_axis"] = TimeAxisJson(s, frame(), charts.first_shown, s.next_step + horizon,
+                                  config_.base.step_minutes);
+  out["blocks"] = BlocksJson(charts.blocks, s, frame(), redact);
+  out["service_cells"] = std::move(charts.cells);
+  out["utilization"] = std::move(charts.utilization);
   Json services = Json::array();
   for (const ServiceRecord& record : s.services) {
     services.push_back({{"id", record.service.id},
@@ -757,7 +853,7 @@ Result<Json> Engine::DashboardJson(const Principal& who, int history_steps) {
                         {"min_gpus", record.service.min_gpus},
                         {"max_gpus", record.service.max_gpus},
                         {"source", record.traffic && record.forecaster ? "forecast" : "profile"},
-                        {"series", service_series[record.service.id]}});
+                        {"series", charts.service_series[record.service.id]}});
   }
   out["services"] = std::move(services);
 
@@ -815,73 +911,9 @@ std::string Engine::MetricsText() {
                1);
   {
     std::shared_lock lock(state_mutex_);
-    const State& s = published_;
-    AppendFamily(out, "ordo_step", "gauge",
-                 "The current (last committed) step; -1 before the first");
-    AppendSample(out, "ordo_step", "",
-                 s.recent.empty() ? static_cast<double>(s.next_step) - 1
-                                  : static_cast<double>(s.recent.back().step));
-    std::map<std::string, int> by_state;
-    std::map<std::string, int> queue;
-    for (const char* kind : {"training", "batch_inference", "quantization"}) queue[kind] = 0;
-    for (const char* state : {"pending", "running", "done", "cancelled"}) by_state[state] = 0;
-    for (const auto& [seq, record] : s.jobs) {
-      by_state[std::string(JobStateName(record.state))]++;
-      if (record.state == JobState::kPending) queue[std::string(JobKindName(record.job.kind))]++;
-    }
-    AppendFamily(out, "ordo_jobs", "gauge", "Jobs by state");
-    for (const auto& [state, n] : by_state)
-      AppendSample(out, "ordo_jobs", Labels({{"state", state}}), n);
-    AppendFamily(out, "ordo_queue_length", "gauge", "Pending jobs by kind");
-    for (const auto& [kind, n] : queue) {
-      AppendSample(out, "ordo_queue_length", Labels({{"kind", kind}}), n);
-    }
-    if (!s.recent.empty()) {
-      const CommittedStep& step = s.recent.back();
-      AppendFamily(out, "ordo_utilization_ratio", "gauge",
-                   "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
-      AppendSample(out, "ordo_utilization_ratio", "", step.utilization);
-      AppendFamily(out, "ordo_allocated_utilization_ratio", "gauge",
-                   "Allocated GPU share at the current step, idle reservations included");
-      AppendSample(out, "ordo_allocated_utilization_ratio", "", step.allocated_utilization);
-      AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
-                   "Real-time GPUs demanded but not allocated at the current step");
-      AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
-      AppendFamily(out, "ordo_service_gpus", "gauge", "Services' GPUs at the current step");
-      for (const CommittedService& svc : step.services) {
-        AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "demand"}}),
-                     svc.demand);
-        AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "allocated"}}),
-                     static_cast<double>(svc.gpus.size()));
-      }
-    }
-    AppendFamily(out, "ordo_committed_value_total", "counter",
-                 "Value earned over every committed step (priority-weighted GPU work); its rate "
-                 "is the value earned per second");
-    AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
+    AppendStateMetrics(published_, out);
   }
-  if (plan) {
-    const Metrics& m = plan->plan().metrics;
-    AppendFamily(out, "ordo_plan_utilization_ratio", "gauge",
-                 "Utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_utilization_ratio", "", m.utilization);
-    AppendFamily(out, "ordo_plan_allocated_utilization_ratio", "gauge",
-                 "Allocated utilization of the adopted plan over its horizon");
-    AppendSample(out, "ordo_plan_allocated_utilization_ratio", "", m.allocated_utilization);
-    AppendFamily(out, "ordo_plan_value", "gauge",
-                 "Value of the adopted plan over its horizon (priority-weighted GPU work)");
-    AppendSample(out, "ordo_plan_value", "", m.value);
-    AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
-    AppendSample(out, "ordo_plan_objective", "", m.objective);
-    AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
-                 "Real-time GPU-steps the adopted plan leaves unmet over its horizon");
-    AppendSample(out, "ordo_plan_realtime_unmet_gpu_steps", "",
-                 static_cast<double>(m.realtime_unmet_gpu_steps));
-    AppendFamily(out, "ordo_plan_age_seconds", "gauge", "Seconds since the adopted plan was made");
-    AppendSample(out, "ordo_plan_age_seconds", "", Now() - plan->created_unix());
-    AppendFamily(out, "ordo_plan_info", "gauge", "The adopted plan's mode (value 1)");
-    AppendSample(out, "ordo_plan_info", Labels({{"mode", plan->mode()}}), 1);
-  }
+  if (plan) AppendPlanMetrics(*plan, Now(), out);
   planning_latency_.Render(out, "ordo_planning_seconds", "Wall time of one plan, by mode");
   plans_.Render(out, "ordo_plans_total", "Plans made, by mode and outcome");
   commit_latency_.Render(out, "ordo_store_commit_seconds",
