@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -121,6 +122,30 @@ Result<int> ParseInteger(std::string_view option, std::string_view text, int lo,
                                               std::to_string(hi) + " (got \"" + s + "\")");
   }
   return static_cast<int>(value);
+}
+
+Result<double> ParseNumber(std::string_view option, std::string_view text, double lo, double hi) {
+  const std::string s(text);
+  char* end = nullptr;
+  errno = 0;
+  const double value = s.empty() ? 0 : std::strtod(s.c_str(), &end);
+  if (s.empty() || end == nullptr || *end != '\0' || errno == ERANGE || !std::isfinite(value) ||
+      value < lo || value > hi) {
+    // %.15g: the bounds as written ("0 to 60000"), not std::to_string's "0.000000".
+    std::array<char, 32> low{}, high{};
+    std::snprintf(low.data(), low.size(), "%.15g", lo);
+    std::snprintf(high.data(), high.size(), "%.15g", hi);
+    return FailInput(std::string(option), std::string("must be a number from ") + low.data() +
+                                              " to " + high.data() + " (got \"" + s + "\")");
+  }
+  return value;
+}
+
+Result<double> OptionalNumber(const Args& args, std::string_view option, double fallback, double lo,
+                              double hi) {
+  auto text = args.value(option);
+  if (!text) return fallback;
+  return ParseNumber(option, *text, lo, hi);
 }
 
 Result<int> ParseEffort(std::string_view option, std::string_view text) {

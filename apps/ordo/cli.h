@@ -67,6 +67,13 @@ int FileError(std::string_view path, const Error& error);
 [[nodiscard]] Result<int> ParseInteger(std::string_view option, std::string_view text, int lo,
                                        int hi);
 
+/// A finite decimal number from `lo` to `hi`; else an error naming `option` and the range.
+[[nodiscard]] Result<double> ParseNumber(std::string_view option, std::string_view text, double lo,
+                                         double hi);
+/// The option's number (ParseNumber), or `fallback` when it is not given.
+[[nodiscard]] Result<double> OptionalNumber(const Args& args, std::string_view option,
+                                            double fallback, double lo, double hi);
+
 /// Fast mode's search effort (PolicyOptions::effort): an integer from 1 to 64.
 [[nodiscard]] Result<int> ParseEffort(std::string_view option, std::string_view text);
 

@@ -73,21 +73,6 @@ constexpr ordo::cli::OptionSpec kOptions[] = {
     {"--max-connections-per-client", true},
 };
 
-ordo::Result<double> NonNegative(const ordo::cli::Args& args, const char* name, double fallback,
-                                 double max) {
-  auto text = args.value(name);
-  if (!text) return fallback;
-  char* end = nullptr;
-  const double value = std::strtod(text->c_str(), &end);
-  if (text->empty() || end != text->c_str() + text->size() || !(value >= 0) || value > max) {
-    char bound[32];
-    std::snprintf(bound, sizeof bound, "%.15g", max);
-    return ordo::FailInput(
-        name, std::string("must be a number from 0 to ") + bound + " (got \"" + *text + "\")");
-  }
-  return value;
-}
-
 // Writes the port to `path` atomically (a reader never sees a half-written file).
 bool WritePortFile(const std::string& path, int port) {
   const std::string tmp = path + ".tmp";
@@ -135,19 +120,25 @@ ordo::Result<ServeSettings> ReadServeSettings(const ordo::cli::Args& args) {
   service::EngineOptions& options = settings.engine;
   options.db_path = args.value("--db").value_or("ordo.db");
   options.manual_clock = args.has("--manual-clock");
-  ORDO_ASSIGN_OR_RETURN(const double debounce, NonNegative(args, "--debounce-ms", 20, 60'000));
-  ORDO_ASSIGN_OR_RETURN(const double fast, NonNegative(args, "--fast-time-limit", 0.05, 60));
+  ORDO_ASSIGN_OR_RETURN(const double debounce,
+                        ordo::cli::OptionalNumber(args, "--debounce-ms", 20, 0, 60'000));
+  ORDO_ASSIGN_OR_RETURN(const double fast,
+                        ordo::cli::OptionalNumber(args, "--fast-time-limit", 0.05, 0, 60));
   ORDO_ASSIGN_OR_RETURN(const double every,
-                        NonNegative(args, "--full-every", 300, 7 * 24 * 3600.0));
-  ORDO_ASSIGN_OR_RETURN(const double full, NonNegative(args, "--full-time-limit", 10, 3600));
-  ORDO_ASSIGN_OR_RETURN(const double body, NonNegative(args, "--max-body-bytes", 1 << 20, 1 << 30));
-  ORDO_ASSIGN_OR_RETURN(const double threads, NonNegative(args, "--threads", 16, 1024));
+                        ordo::cli::OptionalNumber(args, "--full-every", 300, 0, 7 * 24 * 3600.0));
+  ORDO_ASSIGN_OR_RETURN(const double full,
+                        ordo::cli::OptionalNumber(args, "--full-time-limit", 10, 0, 3600));
+  ORDO_ASSIGN_OR_RETURN(const double body,
+                        ordo::cli::OptionalNumber(args, "--max-body-bytes", 1 << 20, 0, 1 << 30));
+  ORDO_ASSIGN_OR_RETURN(const double threads,
+                        ordo::cli::OptionalNumber(args, "--threads", 16, 0, 1024));
   ORDO_ASSIGN_OR_RETURN(const double request_timeout,
-                        NonNegative(args, "--request-timeout", 10, 3600));
+                        ordo::cli::OptionalNumber(args, "--request-timeout", 10, 0, 3600));
   ORDO_ASSIGN_OR_RETURN(const double connections,
-                        NonNegative(args, "--max-connections", 1024, 1'000'000));
-  ORDO_ASSIGN_OR_RETURN(const double per_client,
-                        NonNegative(args, "--max-connections-per-client", 128, 1'000'000));
+                        ordo::cli::OptionalNumber(args, "--max-connections", 1024, 0, 1'000'000));
+  ORDO_ASSIGN_OR_RETURN(
+      const double per_client,
+      ordo::cli::OptionalNumber(args, "--max-connections-per-client", 128, 0, 1'000'000));
   if (fast <= 0 || full <= 0 || body < 1024 || threads < 1 || request_timeout <= 0 ||
       connections < 1 || per_client < 1) {
     return ordo::FailInput(

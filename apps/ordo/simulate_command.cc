@@ -117,27 +117,10 @@ Result<int> ParseInt(const Args& args, std::string_view name, int def, int lo, i
   return ParseInteger(name, *v, lo, hi);
 }
 
-Result<double> ParseDouble(std::string_view name, const std::string& text, double lo, double hi) {
-  char* end = nullptr;
-  const double x = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(x) || x < lo || x > hi) {
-    return FailInput(std::string(name), "must be a number from " + std::to_string(lo) + " to " +
-                                            std::to_string(hi) + " (got \"" + text + "\")");
-  }
-  return x;
-}
-
-Result<double> ParseDouble(const Args& args, std::string_view name, double def, double lo,
-                           double hi) {
-  auto v = args.value(name);
-  if (!v) return def;
-  return ParseDouble(name, *v, lo, hi);
-}
-
 Result<std::vector<double>> ParseList(std::string_view name, const std::string& text) {
   std::vector<double> out;
   for (const std::string& item : SplitList(text)) {
-    auto x = ParseDouble(name, item, 0, 5);
+    auto x = ParseNumber(name, item, 0, 5);
     if (!x) return Fail(x.error());
     out.push_back(*x);
   }
@@ -198,7 +181,7 @@ Result<WorldShapeArgs> ParseWorldShape(const Args& args) {
 }
 
 Result<sim::World> SyntheticWorld(const Args& args, const WorldShapeArgs& shape) {
-  auto load = ParseDouble(args, "--load", 1.2, 0.01, 100);
+  auto load = OptionalNumber(args, "--load", 1.2, 0.01, 100);
   if (!load) return Fail(load.error());
   auto services = ParseInt(args, "--services", 2, 0, 6);
   if (!services) return Fail(services.error());
@@ -216,9 +199,9 @@ Result<sim::World> SyntheticWorld(const Args& args, const WorldShapeArgs& shape)
 
 Result<sim::TraceWorldOptions> TraceOptions(const Args& args, const WorldShapeArgs& shape) {
   sim::TraceWorldOptions o;
-  auto load = ParseDouble(args, "--load", 0.9, 0.01, 100);
+  auto load = OptionalNumber(args, "--load", 0.9, 0.01, 100);
   if (!load) return Fail(load.error());
-  auto start = ParseDouble(args, "--start-day", 7, 0, 60);
+  auto start = OptionalNumber(args, "--start-day", 7, 0, 60);
   if (!start) return Fail(start.error());
   auto max_gpus = ParseInt(args, "--max-job-gpus", 0, 0, 1 << 20);
   if (!max_gpus) return Fail(max_gpus.error());
@@ -306,7 +289,7 @@ Result<priority::PlanningOptions> ParsePlanning(const Args& args) {
   };
   for (const auto& [flag, field, target] : knobs) {
     if (auto v = args.value(flag)) {
-      auto x = ParseDouble(flag, *v, -1e9, 1e9);
+      auto x = ParseNumber(flag, *v, -1e9, 1e9);
       if (!x) return Fail(x.error());
       *target = *x;
     }
@@ -380,7 +363,7 @@ struct Levels {
 Result<Levels> ParseLevels(const Args& args, sim::World base) {
   auto noise_seed = ParseInt(args, "--noise-seed", 1, 0, 1 << 30);
   if (!noise_seed) return Fail(noise_seed.error());
-  auto quantile = ParseDouble(args, "--traffic-quantile", 0.5, 0.001, 0.999);
+  auto quantile = OptionalNumber(args, "--traffic-quantile", 0.5, 0.001, 0.999);
   if (!quantile) return Fail(quantile.error());
   auto days = ParseInt(args, "--days", base.days, 1, base.days);
   if (!days) return Fail(days.error());
@@ -390,12 +373,12 @@ Result<Levels> ParseLevels(const Args& args, sim::World base) {
   base.horizon_steps = *horizon;
   const auto seed = static_cast<uint64_t>(*noise_seed);
   if (auto v = args.value("--duration-noise")) {
-    auto sigma = ParseDouble("--duration-noise", *v, 0, 5);
+    auto sigma = ParseNumber("--duration-noise", *v, 0, 5);
     if (!sigma) return Fail(sigma.error());
     base = sim::WithDurationNoise(std::move(base), *sigma, seed);
   }
   if (auto v = args.value("--traffic-noise")) {
-    auto sigma = ParseDouble("--traffic-noise", *v, 0, 5);
+    auto sigma = ParseNumber("--traffic-noise", *v, 0, 5);
     if (!sigma) return Fail(sigma.error());
     base = sim::WithTrafficNoise(std::move(base), *sigma, seed, *quantile);
   }

@@ -84,5 +84,28 @@ TEST(SimulateCommandTest, BadConfigurationExitsTwoNamingTheField) {
   }
 }
 
+TEST(SimulateCommandTest, ANumberOutOfRangeOrNotANumberExitsTwoNamingTheOptionAndRange) {
+  TempDir dir;
+  WriteWhole(dir.File("w.json"), TwoTenantWorld().dump());
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--traffic-quantile", "2"},
+            "--traffic-quantile: must be a number from 0.001 to 0.999"},
+           {{"--traffic-quantile", "nan"}, "from 0.001 to 0.999 (got \"nan\")"},
+           {{"--traffic-quantile", "1e999"}, "(got \"1e999\")"},
+           {{"--sweep-traffic-noise", "0,9"}, "must be a number from 0 to 5 (got \"9\")"},
+           {{"--traffic-quantile", "0.9x"}, "(got \"0.9x\")"}}) {
+    std::vector<std::string> args = {"simulate", dir.File("w.json"), "--quiet"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const CliResult r = RunOrdo(args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << c.args[1];
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace ordo::testing
