@@ -28,7 +28,8 @@
 //     have checkpoints, the two preempting peers') and plans built from them, the best objective
 //     among those with at least fifo's value and at most reactive's unmet real-time GPU-steps.
 //     The baselines are planned by name (baseline_plans.h); one that fails fails fast mode.
-//  7. Where a running job has a checkpoint: preemption where it pays (preemption_move.h).
+//  7. Where a running job has a checkpoint: preemption where it pays, for a waiting job or for a
+//     service's unmet peak (preemption_move.h).
 //  8. The GPUs idle at step 0 lent to the services as headroom (policy/common/headroom.h).
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve. On up to 5,000 jobs (and
@@ -199,12 +200,16 @@ class FastPolicy final : public Policy {
     plan = DoNoHarm(pinned, free, candidates, outcomes, std::move(baselines), std::move(peers),
                     std::move(plan));
     // Preemption where it pays (preemption_move.h): nothing to do unless a running job has a
-    // checkpoint. Services are untouched, so the plan's unmet demand stays what it is.
+    // checkpoint. First for waiting jobs (services untouched), then for a service's peak (the
+    // services re-planned on the GPUs the victim gives back).
     if (checkpoints && !OutOfTime()) {
       Promises kept = promises;
       const Metrics m = ComputeMetrics(s, plan);
       kept.max_unmet_gpu_steps = std::max(kept.max_unmet_gpu_steps, m.realtime_unmet_gpu_steps);
       if (auto better = PreemptWherePays(s, plan, kept, [this] { return OutOfTime(); })) {
+        plan = std::move(*better);
+      }
+      if (auto better = PreemptForServices(s, plan, kept, [this] { return OutOfTime(); })) {
         plan = std::move(*better);
       }
     }

@@ -1,0 +1,80 @@
+#include "ordo/policy/fast/preemption_move.h"
+
+#include <gtest/gtest.h>
+
+#include "ordo/core/check_plan.h"
+#include "ordo/core/metrics.h"
+#include "ordo/core/validate.h"
+#include "ordo/policy/common/plan_builder.h"
+#include "tests/support/builders.h"
+
+namespace ordo::policy {
+namespace {
+
+using testing::FindJob;
+using testing::FindService;
+using testing::Ids;
+using testing::MakeJob;
+using testing::MakeService;
+using testing::ScenarioBuilder;
+
+const auto kNever = [] { return false; };
+
+// One node of 8 GPUs held by two running jobs: `low` (priority 1, checkpoint every step, restart
+// 1) on 0-3 and `high` (priority 9, no checkpoint) on 4-7. chat (priority 10) needs 4 GPUs at
+// steps 2-5. Left alone it goes unmet (16 GPU-steps at M x 10 each); low gives its block back at
+// 2 (no work lost), chat holds it for its peak and low resumes at 6.
+Scenario PeakBehindRunningJobs() {
+  return ScenarioBuilder("peak")
+      .Steps(8)
+      .Objective(0.5, 8)
+      .Group("a", 1, 8)
+      .Job(MakeJob("low").Gpus(4).Duration(30).Priority(1).Running(-2, 0).Checkpointed(1, 1))
+      .Job(MakeJob("high").Gpus(4).Duration(30).Priority(9).Running(-2, 4))
+      .Service(MakeService("chat").Priority(10).Demand({0, 0, 4, 4, 4, 4, 0, 0}))
+      .Build();
+}
+
+TEST(PreemptForServices, ACheckpointedJobGivesItsGpusToAServicePeakAndResumesAfter) {
+  const Scenario s = PeakBehindRunningJobs();
+  ASSERT_TRUE(ValidateScenario(s).has_value()) << ValidateScenario(s).error().ToString();
+  const Plan plan = MakeEmptyPlan(s, "ordo");  // the running jobs kept, chat given nothing
+  ASSERT_TRUE(CheckPlan(s, plan).empty());
+  ASSERT_EQ(ComputeMetrics(s, plan).realtime_unmet_gpu_steps, 16);
+  const auto better = PreemptForServices(s, plan, Promises{}, kNever);
+  ASSERT_TRUE(better.has_value());
+  EXPECT_TRUE(CheckPlan(s, *better).empty());
+  const JobPlacement& low = *FindJob(*better, "low");
+  ASSERT_TRUE(low.preempt_step.has_value());
+  EXPECT_EQ(*low.preempt_step, 2);
+  ASSERT_TRUE(low.resume.has_value());
+  EXPECT_EQ(low.resume->start_step, 6);
+  EXPECT_EQ(low.resume->first_gpu, 0);
+  EXPECT_FALSE(FindJob(*better, "high")->preempt_step.has_value());
+  const ServiceAllocation& chat = *FindService(*better, "chat");
+  for (int t = 2; t < 6; ++t) EXPECT_EQ(chat.gpus[t], Ids(0, 4)) << "step " << t;
+  EXPECT_EQ(better->metrics.realtime_unmet_gpu_steps, 0);
+  EXPECT_GT(better->metrics.objective, ComputeObjective(s, plan));
+  EXPECT_EQ(better->metrics.preemptions, 1);
+}
+
+TEST(PreemptForServices, NothingWhenTheOnlyVictimHasNoCheckpointOrNoDemandIsUnmet) {
+  Scenario s = PeakBehindRunningJobs();
+  Scenario no_checkpoint = s;
+  no_checkpoint.jobs[0].checkpoint.reset();
+  EXPECT_FALSE(
+      PreemptForServices(no_checkpoint, MakeEmptyPlan(no_checkpoint, "ordo"), Promises{}, kNever));
+  Scenario no_peak = s;
+  no_peak.services[0].demand.assign(8, 0);
+  EXPECT_FALSE(PreemptForServices(no_peak, MakeEmptyPlan(no_peak, "ordo"), Promises{}, kNever));
+}
+
+TEST(PreemptForServices, AServiceWorthLessThanTheWorkItWouldDisplaceLeavesThePlan) {
+  // M = 0: unmet demand costs nothing, so preempting low only loses its work.
+  Scenario s = PeakBehindRunningJobs();
+  s.objective.unmet_penalty_multiplier = 0;
+  EXPECT_FALSE(PreemptForServices(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever));
+}
+
+}  // namespace
+}  // namespace ordo::policy
