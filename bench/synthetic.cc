@@ -66,6 +66,7 @@ Scenario SyntheticScenario(int gpus, int jobs, int steps, uint64_t seed) {
   const double batch_work = std::max(0.0, kOfferedLoad * total * steps - service_work);
   const double mean_width = jobs > 0 ? batch_work / jobs / std::max(1.0, steps / 4.0) : 1;
   const int max_k = mean_width > 1 ? static_cast<int>(std::lround(2 * std::log2(mean_width))) : 0;
+  std::vector<int> widest_of(static_cast<size_t>(std::max(0, jobs)));  // per job, for molding
   for (int j = 0; j < jobs; ++j) {
     Job job;
     job.id = "job-" + std::to_string(j);
@@ -81,6 +82,7 @@ Scenario SyntheticScenario(int gpus, int jobs, int steps, uint64_t seed) {
       job.requirement.gpu_type = "A100";
       widest = widest_a100;
     }
+    widest_of[static_cast<size_t>(j)] = widest;
     const int width = std::min(1 << uniform(0, max_k), widest);
     job.shapes.push_back(Shape{width, uniform(1, std::max(1, steps / 2))});
     s.jobs.push_back(std::move(job));
@@ -102,10 +104,7 @@ Scenario SyntheticScenario(int gpus, int jobs, int steps, uint64_t seed) {
     if (j % 3 != 0 || base.gpus < 2) continue;
     job.shapes.push_back(
         Shape{base.gpus / 2, static_cast<int>(std::ceil(1.8 * base.duration_steps))});
-    const int widest = job.requirement.gpu_type == std::optional<std::string>("A100") ? widest_a100
-                       : job.requirement.gpu_type                                     ? widest_h100
-                                                  : std::max(widest_h100, widest_a100);
-    if (base.gpus * 2 <= widest && base.duration_steps >= 2) {
+    if (base.gpus * 2 <= widest_of[j] && base.duration_steps >= 2) {
       job.shapes.push_back(
           Shape{base.gpus * 2, static_cast<int>(std::ceil(0.6 * base.duration_steps))});
     }

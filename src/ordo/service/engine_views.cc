@@ -272,8 +272,7 @@ Json BlocksJson(const std::vector<DashboardBlock>& blocks, const State& s, const
 // The state's figures: the step, jobs by state, the queue, the current step's utilization and
 // services, and the value committed so far.
 void AppendStateMetrics(const State& s, std::string& out) {
-  AppendFamily(out, "ordo_step", "gauge", "The current (last committed) step; -1 before the first");
-  AppendSample(out, "ordo_step", "",
+  AppendSingle(out, "ordo_step", "gauge", "The current (last committed) step; -1 before the first",
                s.recent.empty() ? static_cast<double>(s.next_step) - 1
                                 : static_cast<double>(s.recent.back().step));
   std::map<std::string, int> by_state;
@@ -293,15 +292,15 @@ void AppendStateMetrics(const State& s, std::string& out) {
   }
   if (!s.recent.empty()) {
     const CommittedStep& step = s.recent.back();
-    AppendFamily(out, "ordo_utilization_ratio", "gauge",
-                 "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)");
-    AppendSample(out, "ordo_utilization_ratio", "", step.utilization);
-    AppendFamily(out, "ordo_allocated_utilization_ratio", "gauge",
-                 "Allocated GPU share at the current step, idle reservations included");
-    AppendSample(out, "ordo_allocated_utilization_ratio", "", step.allocated_utilization);
-    AppendFamily(out, "ordo_realtime_unmet_gpus", "gauge",
-                 "Real-time GPUs demanded but not allocated at the current step");
-    AppendSample(out, "ordo_realtime_unmet_gpus", "", static_cast<double>(step.unmet_gpus));
+    AppendSingle(out, "ordo_utilization_ratio", "gauge",
+                 "Useful GPU share at the current step: batch GPUs plus min(allocated, demand)",
+                 step.utilization);
+    AppendSingle(out, "ordo_allocated_utilization_ratio", "gauge",
+                 "Allocated GPU share at the current step, idle reservations included",
+                 step.allocated_utilization);
+    AppendSingle(out, "ordo_realtime_unmet_gpus", "gauge",
+                 "Real-time GPUs demanded but not allocated at the current step",
+                 static_cast<double>(step.unmet_gpus));
     AppendFamily(out, "ordo_service_gpus", "gauge", "Services' GPUs at the current step");
     for (const CommittedService& svc : step.services) {
       AppendSample(out, "ordo_service_gpus", Labels({{"service", svc.id}, {"of", "demand"}}),
@@ -310,34 +309,31 @@ void AppendStateMetrics(const State& s, std::string& out) {
                    static_cast<double>(svc.gpus.size()));
     }
   }
-  AppendFamily(out, "ordo_committed_value_total", "counter",
+  AppendSingle(out, "ordo_committed_value_total", "counter",
                "Value earned over every committed step (priority-weighted GPU work); its rate "
-               "is the value earned per second");
-  AppendSample(out, "ordo_committed_value_total", "", s.committed_value_total);
+               "is the value earned per second",
+               s.committed_value_total);
 }
 
 // The adopted plan's figures over its horizon, and its age at `now`.
 void AppendPlanMetrics(const AdoptedPlan& plan, double now, std::string& out) {
   const Metrics& m = plan.plan().metrics;
-  AppendFamily(out, "ordo_plan_utilization_ratio", "gauge",
-               "Utilization of the adopted plan over its horizon");
-  AppendSample(out, "ordo_plan_utilization_ratio", "", m.utilization);
-  AppendFamily(out, "ordo_plan_allocated_utilization_ratio", "gauge",
-               "Allocated utilization of the adopted plan over its horizon");
-  AppendSample(out, "ordo_plan_allocated_utilization_ratio", "", m.allocated_utilization);
-  AppendFamily(out, "ordo_plan_value", "gauge",
-               "Value of the adopted plan over its horizon (priority-weighted GPU work)");
-  AppendSample(out, "ordo_plan_value", "", m.value);
-  AppendFamily(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan");
-  AppendSample(out, "ordo_plan_objective", "", m.objective);
-  AppendFamily(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
-               "Real-time GPU-steps the adopted plan leaves unmet over its horizon");
-  AppendSample(out, "ordo_plan_realtime_unmet_gpu_steps", "",
+  AppendSingle(out, "ordo_plan_utilization_ratio", "gauge",
+               "Utilization of the adopted plan over its horizon", m.utilization);
+  AppendSingle(out, "ordo_plan_allocated_utilization_ratio", "gauge",
+               "Allocated utilization of the adopted plan over its horizon",
+               m.allocated_utilization);
+  AppendSingle(out, "ordo_plan_value", "gauge",
+               "Value of the adopted plan over its horizon (priority-weighted GPU work)", m.value);
+  AppendSingle(out, "ordo_plan_objective", "gauge", "Planning objective of the adopted plan",
+               m.objective);
+  AppendSingle(out, "ordo_plan_realtime_unmet_gpu_steps", "gauge",
+               "Real-time GPU-steps the adopted plan leaves unmet over its horizon",
                static_cast<double>(m.realtime_unmet_gpu_steps));
-  AppendFamily(out, "ordo_plan_age_seconds", "gauge", "Seconds since the adopted plan was made");
-  AppendSample(out, "ordo_plan_age_seconds", "", now - plan.created_unix());
-  AppendFamily(out, "ordo_plan_info", "gauge", "The adopted plan's mode (value 1)");
-  AppendSample(out, "ordo_plan_info", Labels({{"mode", plan.mode()}}), 1);
+  AppendSingle(out, "ordo_plan_age_seconds", "gauge", "Seconds since the adopted plan was made",
+               now - plan.created_unix());
+  AppendSingle(out, "ordo_plan_info", "gauge", "The adopted plan's mode (value 1)", 1,
+               Labels({{"mode", plan.mode()}}));
 }
 
 }  // namespace
@@ -905,10 +901,8 @@ Json Engine::HealthJson() {
 std::string Engine::MetricsText() {
   auto plan = CurrentPlan();
   std::string out;
-  AppendFamily(out, "ordo_build_info", "gauge", "The running build (value 1)");
-  AppendSample(out, "ordo_build_info",
-               Labels({{"version", ORDO_VERSION}, {"cbc", solver::HasCbc() ? "true" : "false"}}),
-               1);
+  AppendSingle(out, "ordo_build_info", "gauge", "The running build (value 1)", 1,
+               Labels({{"version", ORDO_VERSION}, {"cbc", solver::HasCbc() ? "true" : "false"}}));
   {
     std::shared_lock lock(state_mutex_);
     AppendStateMetrics(published_, out);

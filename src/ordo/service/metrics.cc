@@ -84,6 +84,12 @@ void AppendSample(std::string& out, std::string_view name, std::string_view labe
   out += '\n';
 }
 
+void AppendSingle(std::string& out, std::string_view name, std::string_view type,
+                  std::string_view help, double value, std::string_view labels) {
+  AppendFamily(out, name, type, help);
+  AppendSample(out, name, labels, value);
+}
+
 void LabeledCounter::Inc(const std::string& labels, double amount) {
   std::lock_guard lock(mutex_);
   values_[labels] += amount;

@@ -25,6 +25,9 @@ void AppendFamily(std::string& out, std::string_view name, std::string_view type
                   std::string_view help);
 /// One sample line: `name{labels} value`.
 void AppendSample(std::string& out, std::string_view name, std::string_view labels, double value);
+/// A family of one sample: AppendFamily then AppendSample, the name written once.
+void AppendSingle(std::string& out, std::string_view name, std::string_view type,
+                  std::string_view help, double value, std::string_view labels = "");
 
 /// Counters by label set.
 class LabeledCounter {

@@ -85,14 +85,20 @@ std::optional<std::pair<int, int>> Earliest(const Scenario& s, Owners& owners,
   return std::nullopt;
 }
 
-// The first step from `from` at which running job r's saved progress equals its progress (no
-// work lost), before its end and inside the horizon; `from` itself when none is found sooner.
+// Whether running job r, preempted at step q, loses no work: its progress then is a multiple of
+// its checkpoint interval (restart steps still left count as no progress).
+bool NoWorkLostAt(const Job& r, int q) {
+  const int left = r.running->restart_steps_left.value_or(0);
+  return (r.running_progress_steps() + std::max(0, q - left)) % r.checkpoint->every_steps == 0;
+}
+
+// The first step from `from` at which running job r loses no work (NoWorkLostAt), before its end
+// and inside the horizon; `from` itself when none is found sooner.
 int NextCheckpoint(const Scenario& s, const Job& r, int from, int end) {
   const int c = r.checkpoint->every_steps;
   const int left = r.running->restart_steps_left.value_or(0);
   for (int q = from; q < std::min({end, s.horizon_steps, from + c + left + 1}); ++q) {
-    const int done = r.running_progress_steps() + std::max(0, q - left);
-    if (done % c == 0) return q;
+    if (NoWorkLostAt(r, q)) return q;
   }
   return from;
 }
@@ -346,10 +352,9 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
     const JobPlacement& rp = plan.jobs[r];
     // At the peak itself, and at the last step before it where no work is lost.
     int saved = peak;
-    const int c = rj.checkpoint->every_steps;
-    const int left = rj.running->restart_steps_left.value_or(0);
-    for (int q = peak; q >= std::max({0, *rp.start_step + 1, peak - c - left}); --q) {
-      if ((rj.running_progress_steps() + std::max(0, q - left)) % c == 0) {
+    const int back = rj.checkpoint->every_steps + rj.running->restart_steps_left.value_or(0);
+    for (int q = peak; q >= std::max({0, *rp.start_step + 1, peak - back}); --q) {
+      if (NoWorkLostAt(rj, q)) {
         saved = q;
         break;
       }
