@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 ORDO := build/release/apps/ordo/ordo
 SHARED ?= ../shared
 
-.PHONY: all deps release ordo install dev run test studies study-replay study-horizon study-noise study-weeks study-tenants test-slow test-slurm bench measurements forecast-eval format format-check tidy clean
+.PHONY: all deps release ordo install dev run test studies study-replay study-horizon study-noise study-weeks study-tenants study-preempt test-slow test-slurm bench measurements forecast-eval format format-check tidy clean
 
 all: release
 
@@ -74,7 +74,7 @@ forecast-eval: release
 # The simulator's studies (docs/simulator.md): seven-day trace replay, plan-once vs rolling,
 # forecast-error sweeps, starvation over four weeks, tenant fair share. Worlds and outputs go to
 # build/studies/.
-study-replay study-horizon study-noise study-weeks study-tenants: ordo
+study-replay study-horizon study-noise study-weeks study-tenants study-preempt: ordo
 	@scripts/studies.sh $(abspath $(ORDO)) $(SHARED)/data build/studies $(@:study-%=%)
 
 studies: ordo

@@ -13,6 +13,9 @@
 #            waits by priority class
 #   tenants  fair share: two tenants of a 40% share each, without and with one flooding the queue;
 #            GPU-hours per tenant and day against min(demand, share)
+#   preempt  preemption: the week with checkpointed jobs at traffic noise 0.3 (three noise seeds)
+#            and with long low-priority jobs ahead of high-priority arrivals; every policy, the two
+#            preempting peers, ordo with and without checkpoints
 # Worlds are generated from DATA_DIR into OUT_DIR (never committed); without DATA_DIR the studies
 # that need the traces say so and the others use the synthetic generator.
 set -euo pipefail
@@ -92,8 +95,34 @@ for study in "$@"; do
           --planning-priority off
       done
       ;;
+    preempt)
+      # Jobs that save every hour and restart in 30 minutes; the same week with traffic noise,
+      # then with its long jobs at priority 1 (high-priority arrivals queue behind them).
+      trace_world "$out/itp-servegen.json"
+      python3 "$(dirname "$0")/preempt_world.py" "$out/itp-servegen.json" "$out/preempt.json"
+      python3 "$(dirname "$0")/preempt_world.py" "$out/itp-servegen.json" \
+        "$out/preempt-behind.json" --long-low 6
+      all=fifo,fifo-backfill,priority-backfill,reactive,priority-preempt,reactive-preempt,ordo
+      for seed in 1 2 3; do
+        echo "## Traffic noise 0.3 (noise seed $seed), jobs with checkpoints: every policy"
+        "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+          --noise-seed "$seed" --policies "$all"
+        echo
+        echo "ordo without checkpoints (nothing can be preempted):"
+        echo
+        "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+          --noise-seed "$seed" --policies ordo --no-checkpoints
+      done
+      echo "## Long jobs (6 h or more) at priority 1 ahead of high-priority arrivals: every policy"
+      "$ordo" simulate "$out/preempt-behind.json" --format markdown --quiet --policies "$all"
+      echo
+      echo "ordo without checkpoints:"
+      echo
+      "$ordo" simulate "$out/preempt-behind.json" --format markdown --quiet --policies ordo \
+        --no-checkpoints
+      ;;
     *)
-      echo "studies: unknown study '$study' (replay, horizon, noise, weeks, tenants)" >&2
+      echo "studies: unknown study '$study' (replay, horizon, noise, weeks, tenants, preempt)" >&2
       exit 2
       ;;
   esac

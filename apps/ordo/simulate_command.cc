@@ -64,6 +64,7 @@ const char* const kSimulateUsage =
     "  --seed N                the policies' seed (default 1)\n"
     "  --no-headroom           ordo does not lend idle GPUs to the services at the committed\n"
     "                          step (docs/fast-mode.md, step 9)\n"
+    "  --no-checkpoints        drop the jobs' checkpoints: nothing can be preempted\n"
     "  --format F              text (default), markdown or json, on stdout\n"
     "  --per-day               also print each run's per-day table\n"
     "  --by-hour               also print utilization and unmet demand by 2-hour block of the day\n"
@@ -371,6 +372,9 @@ Result<Levels> ParseLevels(const Args& args, sim::World base) {
   if (!horizon) return Fail(horizon.error());
   base.days = *days;
   base.horizon_steps = *horizon;
+  if (args.has("--no-checkpoints")) {
+    for (sim::WorldJob& job : base.jobs) job.checkpoint.reset();
+  }
   const auto seed = static_cast<uint64_t>(*noise_seed);
   if (auto v = args.value("--duration-noise")) {
     auto sigma = ParseNumber("--duration-noise", *v, 0, 5);
@@ -536,6 +540,7 @@ constexpr OptionSpec kOptions[] = {
     {"--by-hour", false},
     {"--planning-priority", true},
     {"--no-headroom", false},
+    {"--no-checkpoints", false},
     {"--aging-rate", true},
     {"--aging-cap", true},
     {"--fair-share-half-life", true},

@@ -9,6 +9,19 @@
 #include <unordered_map>
 
 namespace ordo {
+
+Result<void> ValidateCheckpoint(const Checkpoint& checkpoint, const std::string& where) {
+  if (checkpoint.every_steps < 1 || checkpoint.every_steps > Limits::kMaxDurationSteps) {
+    return FailInput(where + ".every_steps", "must be an integer from 1 to 1000000 (got " +
+                                                 std::to_string(checkpoint.every_steps) + ")");
+  }
+  if (checkpoint.restart_steps < 0 || checkpoint.restart_steps > Limits::kMaxDurationSteps) {
+    return FailInput(where + ".restart_steps", "must be an integer from 0 to 1000000 (got " +
+                                                   std::to_string(checkpoint.restart_steps) + ")");
+  }
+  return {};
+}
+
 namespace {
 
 bool IsPowerOfTwo(long long n) { return n > 0 && (n & (n - 1)) == 0; }
@@ -95,20 +108,8 @@ Result<void> CheckJob(const Scenario& s, size_t j) {
                            std::to_string(shape.duration_steps) + ")");
     }
   }
-  if (job.checkpoint) {
-    if (job.checkpoint->every_steps < 1 ||
-        job.checkpoint->every_steps > Limits::kMaxDurationSteps) {
-      return FailInput(where + ".checkpoint.every_steps",
-                       "must be an integer from 1 to 1000000 (got " +
-                           std::to_string(job.checkpoint->every_steps) + ")");
-    }
-    if (job.checkpoint->restart_steps < 0 ||
-        job.checkpoint->restart_steps > Limits::kMaxDurationSteps) {
-      return FailInput(where + ".checkpoint.restart_steps",
-                       "must be an integer from 0 to 1000000 (got " +
-                           std::to_string(job.checkpoint->restart_steps) + ")");
-    }
-  }
+  if (job.checkpoint)
+    ORDO_RETURN_IF_ERROR(ValidateCheckpoint(*job.checkpoint, where + ".checkpoint"));
   if (!job.running) return {};
   const RunningPlacement& run = *job.running;
   const Shape& shape = job.shapes.front();

@@ -2,6 +2,7 @@
 // cannot see (duplicate ids, running blocks, demand length, whether any legal plan exists).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ordo/core/error.h"
@@ -14,6 +15,11 @@ namespace ordo {
 /// The error names the field as a path (`jobs[3].running.first_gpu`). Calls scenario.cluster
 /// accessors, so Cluster::Index() must have been called.
 [[nodiscard]] Result<void> ValidateScenario(const Scenario& scenario);
+
+/// Checks a job's checkpoint (`every_steps` 1..1000000, `restart_steps` 0..1000000); `where`
+/// names it in the error (`jobs[2].checkpoint`).
+[[nodiscard]] Result<void> ValidateCheckpoint(const Checkpoint& checkpoint,
+                                              const std::string& where);
 
 /// The lowest GPU count service `s` can hold at each step: min_gpus, or what the churn limit allows
 /// on the way down from current_gpus. Every legal plan gives the service at least this, and this

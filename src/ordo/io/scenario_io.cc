@@ -50,6 +50,18 @@ Result<GpuRequirement> ReadRequirementJson(const nlohmann::json& value, const st
   return ReadRequirement(obj);
 }
 
+Result<Checkpoint> ReadCheckpointJson(const nlohmann::json& value, const std::string& path) {
+  ORDO_ASSIGN_OR_RETURN(const ObjectReader c, ObjectReader::Make(value, path, "the checkpoint"));
+  ORDO_RETURN_IF_ERROR(c.AllowOnly({"every_steps", "restart_steps"}));
+  Checkpoint read;
+  int64_t n = 0;
+  ORDO_ASSIGN_OR_RETURN(n, c.Int("every_steps", 1, Limits::kMaxDurationSteps));
+  read.every_steps = static_cast<int>(n);
+  ORDO_ASSIGN_OR_RETURN(n, c.Int("restart_steps", 0, Limits::kMaxDurationSteps));
+  read.restart_steps = static_cast<int>(n);
+  return read;
+}
+
 Result<Cluster> ReadClusterJson(const nlohmann::json& value) {
   auto obj = ObjectReader::Make(value, "cluster", "the cluster");
   if (!obj) return Fail(obj.error());
@@ -274,16 +286,7 @@ Result<Job> ReadJob(const Json& value, const std::string& path, int step_minutes
   }
 
   if (const Json* checkpoint = obj->Find("checkpoint")) {
-    auto c = ObjectReader::Make(*checkpoint, obj->Path("checkpoint"), "the checkpoint");
-    if (!c) return Fail(c.error());
-    ORDO_RETURN_IF_ERROR(c->AllowOnly({"every_steps", "restart_steps"}));
-    Checkpoint read;
-    int64_t n = 0;
-    ORDO_ASSIGN_OR_RETURN(n, c->Int("every_steps", 1, Limits::kMaxDurationSteps));
-    read.every_steps = static_cast<int>(n);
-    ORDO_ASSIGN_OR_RETURN(n, c->Int("restart_steps", 0, Limits::kMaxDurationSteps));
-    read.restart_steps = static_cast<int>(n);
-    job.checkpoint = read;
+    ORDO_ASSIGN_OR_RETURN(job.checkpoint, ReadCheckpointJson(*checkpoint, obj->Path("checkpoint")));
   }
 
   for (const Pending& p : pending) {

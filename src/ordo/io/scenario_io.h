@@ -46,6 +46,11 @@ struct ReadOptions {
 [[nodiscard]] Result<GpuRequirement> ReadRequirementJson(const nlohmann::json& value,
                                                          const std::string& path);
 
+/// A job's `checkpoint` object at `path` (`every_steps` >= 1, `restart_steps` >= 0), which
+/// scenarios and worlds share.
+[[nodiscard]] Result<Checkpoint> ReadCheckpointJson(const nlohmann::json& value,
+                                                    const std::string& path);
+
 /// The scenario as JSON text (pretty when indent >= 0), in the spec's format.
 std::string WriteScenario(const Scenario& scenario, int indent = 2);
 

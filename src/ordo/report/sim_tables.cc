@@ -30,6 +30,17 @@ Table SimTotalsTable(const PeriodRows& rows) {
                       std::to_string(m->decisions), Fixed(m->plan_ms_mean, 2),
                       Fixed(m->plan_ms_p95, 2), Fixed(m->plan_ms_max, 1)});
   }
+  // Preemption's columns only where some run preempted: without checkpoints they are all zero.
+  const bool preempted = std::any_of(rows.begin(), rows.end(),
+                                     [](const auto& row) { return row.second->preemptions > 0; });
+  if (preempted) {
+    t.header.insert(t.header.begin() + 6, {"preempted", "lost GPU-steps"});
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const sim::PeriodMetrics& m = *rows[r].second;
+      t.rows[r].insert(t.rows[r].begin() + 6,
+                       {std::to_string(m.preemptions), std::to_string(m.lost_gpu_steps)});
+    }
+  }
   return t;
 }
 

@@ -107,6 +107,12 @@ World RandomWorld(const RandomWorldOptions& o) {
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const WorldJob& a, const WorldJob& b) {
     return a.arrival_step < b.arrival_step;
   });
+  // Checkpoints from a stream of their own, so the jobs above are the same with or without them.
+  Rng saves(HashSeed(o.seed, "checkpoints"));
+  for (WorldJob& job : w.jobs) {
+    if (job.kind == JobKind::kQuantization || !saves.Chance(o.checkpoint_fraction)) continue;
+    job.checkpoint = Checkpoint{saves.Uniform(1, 4), saves.Uniform(0, 2)};
+  }
   return w;
 }
 

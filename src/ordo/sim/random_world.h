@@ -33,6 +33,9 @@ struct RandomWorldOptions {
   double duration_noise = 0;        // sigma of the world's duration_noise (0: exact forecasts)
   double traffic_noise = 0;         // sigma of the world's traffic_noise (0: exact demand)
   double requirement_fraction = 0;  // share of jobs that ask for group "a"'s GPU type
+  /// Share of training and batch-inference jobs with a checkpoint (a save every 1-4 steps, 0-2
+  /// steps to restart); quantization jobs never have one.
+  double checkpoint_fraction = 0;
 };
 
 World RandomWorld(const RandomWorldOptions& options);

@@ -27,6 +27,11 @@ WaitStats Summarize(const std::vector<double>& waits, int unstarted) {
   return w;
 }
 
+// Steps of [a, b) inside [from, to).
+long long Overlap(long long a, long long b, long long from, long long to) {
+  return std::max(0LL, std::min(b, to) - std::max(a, from));
+}
+
 }  // namespace
 
 int PriorityClass(double priority) {
@@ -65,18 +70,19 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
   for (size_t t = 0; t < world.tenants.size(); ++t) tenant_index.emplace(world.tenants[t].id, t);
   for (const JobOutcome& o : run.jobs) {
     const WorldJob& wj = world.jobs[o.world_index];
-    if (o.start_step) {
-      const int start = *o.start_step;
-      const int end = start + o.actual_steps;
-      const int a = std::max(start, from);
-      const int b = std::min(end, to);
-      if (b > a) {
-        m.batch_gpu_steps += static_cast<long long>(o.gpus) * (b - a);
-        m.batch_value += wj.priority * o.gpus * (b - a);
+    for (const Stay& stay : o.stays) {
+      // Kept work earns; restart steps and work lost to a preemption only hold GPUs.
+      const long long kept = Overlap(stay.work_from, stay.kept_to, from, to);
+      const long long held_steps = Overlap(stay.from, stay.to, from, to);
+      m.batch_gpu_steps += o.gpus * kept;
+      m.batch_value += wj.priority * static_cast<double>(o.gpus * kept);
+      m.lost_gpu_steps += o.gpus * (held_steps - kept);
+      if (&stay != &o.stays.back() || o.preempted_now) {
+        if (stay.to >= from && stay.to < to) ++m.preemptions;
       }
-      if (start >= from && start < to) ++m.jobs_started;
-      if (end > from && end <= to) ++m.jobs_completed;
     }
+    if (o.start_step && *o.start_step >= from && *o.start_step < to) ++m.jobs_started;
+    if (const auto end = o.end_step(); end && *end > from && *end <= to) ++m.jobs_completed;
     if (wj.arrival_step >= from && wj.arrival_step < to) {
       ++m.jobs_arrived;
       const int kind = static_cast<int>(wj.kind);
@@ -91,11 +97,14 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
       int smallest = wj.shapes.front().gpus;
       for (const WorldShape& shape : wj.shapes) smallest = std::min(smallest, shape.gpus);
       const int start = o.start_step ? *o.start_step : run.steps;
-      const int end = o.start_step ? start + o.actual_steps : run.steps;
-      for (int t = std::max(from, wj.arrival_step); t < std::min(to, end); ++t) {
-        const int gpus = t < start ? smallest : o.gpus;
-        demand[it->second][t - from] += gpus;
-        if (t >= start) held[it->second][t - from] += gpus;
+      const long long end = o.end_step().value_or(run.steps);
+      for (int t = std::max(from, wj.arrival_step); t < std::min<long long>(to, end); ++t) {
+        demand[it->second][t - from] += t < start ? smallest : o.gpus;
+      }
+      for (const Stay& stay : o.stays) {
+        const long long a = std::max<long long>(stay.from, from);
+        const long long b = std::min<long long>(stay.to, to);
+        for (long long t = a; t < b; ++t) held[it->second][t - from] += o.gpus;
       }
     }
   }
@@ -121,7 +130,8 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
   const double capacity = static_cast<double>(world.cluster.total_gpus()) * (to - from);
   if (capacity > 0) {
     m.utilization = static_cast<double>(m.batch_gpu_steps + served) / capacity;
-    m.allocated_utilization = static_cast<double>(m.batch_gpu_steps + allocated) / capacity;
+    m.allocated_utilization =
+        static_cast<double>(m.batch_gpu_steps + m.lost_gpu_steps + allocated) / capacity;
   }
 
   std::vector<double> all;
@@ -170,9 +180,9 @@ StepSeries ComputeStepSeries(const SimRun& run) {
   s.demand_gpus.assign(n, 0);
   s.unmet_gpus.assign(n, 0);
   for (const JobOutcome& o : run.jobs) {
-    if (!o.start_step) continue;
-    for (int t = *o.start_step; t < std::min(n, *o.start_step + o.actual_steps); ++t) {
-      s.batch_gpus[t] += o.gpus;
+    for (const Stay& stay : o.stays) {
+      for (long long t = stay.from; t < std::min<long long>(n, stay.to); ++t)
+        s.batch_gpus[t] += o.gpus;
     }
   }
   for (size_t i = 0; i < run.service_gpus.size(); ++i) {

@@ -6,11 +6,14 @@
 //   m.total.value, m.total.realtime_unmet_gpu_steps, m.days[2].wait_by_kind[0].p95_hours
 //
 // Definitions (G GPUs, steps [from, to) of the period, actual demand and durations):
-// - batch_value: sum over steps of priority * gpus of the jobs running; service_value: sum of
+// - batch_value: sum over steps of priority * gpus of the jobs doing kept work (not restarting
+//   from a checkpoint, not doing work a preemption later throws away); service_value: sum of
 //   priority * min(allocated, demand); value = batch_value + service_value (the spec's `value`).
 // - net_value = value - M * sum over services and steps of priority * max(0, demand - allocated):
 //   the spec's objective without its time decay, which has no meaning over a rolling window.
 // - utilization, allocated_utilization, realtime_unmet_gpu_steps: as the spec, over the period.
+// - preemptions: stays cut by a preemption inside the period (a job preempted twice counts
+//   twice); lost_gpu_steps: GPU-steps of restart and of lost work inside the period.
 // - jobs_started: starts inside the period; jobs_completed: jobs whose actual end falls in
 //   (from, to]; jobs_arrived: arrivals in [from, to).
 // - waits, by the period in which a job arrives: start - arrival; a job never started counts with
@@ -61,6 +64,8 @@ struct PeriodMetrics {
   long long batch_gpu_steps = 0;
   long long realtime_demand_gpu_steps = 0;
   long long realtime_unmet_gpu_steps = 0;
+  int preemptions = 0;
+  long long lost_gpu_steps = 0;
   int jobs_arrived = 0;
   int jobs_started = 0;
   int jobs_completed = 0;

@@ -124,16 +124,43 @@ class Run {
   }
 
   void Retire(int s) {
-    auto ended = [&](int j) {
-      const JobOutcome& o = Outcome(j);
-      return *o.start_step + o.actual_steps <= s;
-    };
+    auto ended = [&](int j) { return *Outcome(j).end_step() <= s; };
     for (int j : running_) {
-      if (!ended(j)) continue;
-      const JobOutcome& o = Outcome(j);
-      for (int g = o.first_gpu; g < o.first_gpu + o.gpus; ++g) owner_[g] = kNoOwner;
+      if (ended(j)) Release(j);
     }
     std::erase_if(running_, ended);
+  }
+
+  // Frees the block of running job j's current stay.
+  void Release(int j) {
+    const JobOutcome& o = Outcome(j);
+    const int first = o.stays.back().first_gpu;
+    for (int g = first; g < first + o.gpus; ++g) owner_[g] = kNoOwner;
+  }
+
+  bool IsRunning(int j) const {
+    return std::find(running_.begin(), running_.end(), j) != running_.end();
+  }
+  bool IsQueued(int j) const {
+    return std::find(queued_.begin(), queued_.end(), j) != queued_.end();
+  }
+
+  // Running job j gives its block back at step s (a plan's preempt_step): the work since its last
+  // save is lost, and it waits again with the saved work.
+  void Preempt(int j, int s) {
+    JobOutcome& o = Outcome(j);
+    Stay& stay = o.stays.back();
+    const Checkpoint& checkpoint = *w_.jobs[j].checkpoint;
+    stay.work_from = std::min<long long>(stay.work_from, s);  // preempted while restarting
+    const int progress = o.saved_steps + static_cast<int>(s - stay.work_from);
+    const int saved = checkpoint.SavedProgress(progress);
+    stay.to = s;
+    stay.kept_to = s - (progress - saved);
+    o.saved_steps = saved;
+    o.preempted_now = true;
+    Release(j);
+    std::erase(running_, j);
+    queued_.push_back(j);
   }
 
   bool Arrive(int s) {
@@ -159,19 +186,45 @@ class Run {
 
   int horizon() const { return w_.horizon_steps; }
 
-  // True when following the plan at offset j would put a starting job or a service on a GPU that
-  // a job still holds (it outlived its forecast).
-  bool Conflicts(int j) const {
+  // The block plan job p starts a stay on at offset j, if any: its first start (unless it was
+  // running when the plan was made) or its resume.
+  std::optional<int> StayStartingAt(size_t p, int j) const {
+    const JobPlacement& jp = plan_->jobs[p];
+    if (jp.started() && *jp.start_step == j && !view_running_[p]) return jp.first_gpu;
+    if (jp.resume && jp.resume->start_step == j) return jp.resume->first_gpu;
+    return std::nullopt;
+  }
+
+  // The running world jobs the plan preempts at offset j.
+  std::vector<int> PreemptedAt(int j) const {
+    std::vector<int> jobs;
     for (size_t p = 0; p < plan_->jobs.size(); ++p) {
       const JobPlacement& jp = plan_->jobs[p];
-      if (!jp.started() || *jp.start_step != j || view_running_[p]) continue;
-      for (int g = jp.first_gpu; g < jp.first_gpu + jp.gpus; ++g) {
-        if (owner_[g] != kNoOwner) return true;
+      if (jp.preempt_step == j && IsRunning(view_jobs_[p])) jobs.push_back(view_jobs_[p]);
+    }
+    return jobs;
+  }
+
+  // True when following the plan at offset j would put a starting stay or a service on a GPU
+  // that a job still holds (it outlived its forecast) and the plan does not preempt at j.
+  bool Conflicts(int j) const {
+    const std::vector<int> leaving = PreemptedAt(j);
+    auto busy = [&](int g) {
+      return owner_[g] != kNoOwner &&
+             std::find(leaving.begin(), leaving.end(), owner_[g]) == leaving.end();
+    };
+    for (size_t p = 0; p < plan_->jobs.size(); ++p) {
+      const std::optional<int> first = StayStartingAt(p, j);
+      const int job = view_jobs_[p];
+      const bool leaves = std::find(leaving.begin(), leaving.end(), job) != leaving.end();
+      if (!first || !(IsQueued(job) || leaves)) continue;
+      for (int g = *first; g < *first + plan_->jobs[p].gpus; ++g) {
+        if (busy(g)) return true;
       }
     }
     for (const ServiceAllocation& a : plan_->services) {
       for (int g : a.gpus[j]) {
-        if (owner_[g] != kNoOwner) return true;
+        if (busy(g)) return true;
       }
     }
     return false;
@@ -211,14 +264,28 @@ class Run {
       job.priority = wj.priority;
       job.arrival_step = wj.arrival_step - s;
       job.requirement = wj.requirement;
+      job.checkpoint = wj.checkpoint;
       const JobOutcome& o = Outcome(j);
-      if (o.start_step) {
+      if (!o.stays.empty() && !o.preempted_now) {
         // Pinned where it runs. A job that has outlived its forecast is told to end after this
-        // step: it keeps its block, and the planner learns more at each re-plan.
-        const int elapsed = s - *o.start_step;
-        job.shapes.push_back(Shape{o.gpus, std::max(o.forecast_steps, elapsed + 1)});
-        job.running = RunningPlacement{*o.start_step - s, o.first_gpu};
+        // step: it keeps its block, and the planner learns more at each re-plan. A resumed job
+        // says its progress and the restart steps it has still to spend.
+        const Stay& stay = o.stays.back();
+        const int progress = o.saved_steps + std::max(0, s - static_cast<int>(stay.work_from));
+        job.shapes.push_back(Shape{o.gpus, std::max(o.forecast_steps, progress + 1)});
+        job.running = RunningPlacement{static_cast<int>(stay.from) - s, stay.first_gpu};
+        if (o.stays.size() > 1) {
+          job.running->progress_steps = progress;
+          const int restart_left = std::max(0, static_cast<int>(stay.work_from) - s);
+          if (restart_left > 0) job.running->restart_steps_left = restart_left;
+        }
         view_running_[p] = true;
+      } else if (o.preempted_now) {
+        // Waiting to resume, on a block of the size it had: its forecast work not yet saved, plus
+        // the restart (a waiting job has no field for either, so its duration carries both).
+        const int left = std::max(1, o.forecast_steps - o.saved_steps);
+        job.shapes.push_back(Shape{o.gpus, left + wj.checkpoint->restart_steps});
+        job.priority = PlanningPriority(j, s, job);
       } else {
         for (const ResolvedShape& rs : rj.shapes) {
           job.shapes.push_back(Shape{rs.gpus, rs.forecast_steps});
@@ -290,17 +357,11 @@ class Run {
     return {};
   }
 
-  Result<void> Commit(int s) {
-    const int j = s - plan_step_;
-    int started = 0;
-    for (size_t p = 0; p < plan_->jobs.size(); ++p) {
-      const JobPlacement& jp = plan_->jobs[p];
-      if (!jp.started() || *jp.start_step != j || view_running_[p]) continue;
-      const int wj = view_jobs_[p];
-      JobOutcome& o = Outcome(wj);
-      if (o.start_step || w_.jobs[wj].arrival_step > s) {
-        return Fail(Internal(s, "the plan starts job " + jp.id + " twice or before it arrives"));
-      }
+  // World job wj (waiting) starts a stay at step s on the block at `first_gpu`: its first, in the
+  // plan's shape, or a resume, which first spends the checkpoint's restart steps.
+  Result<void> StartStay(int wj, const JobPlacement& jp, int first_gpu, int s) {
+    JobOutcome& o = Outcome(wj);
+    if (o.stays.empty()) {
       const ResolvedJob& rj = r_.jobs[wj];
       int shape = -1;
       for (size_t k = 0; k < rj.shapes.size() && shape < 0; ++k) {
@@ -309,21 +370,59 @@ class Run {
         }
       }
       if (shape < 0) return Fail(Internal(s, "job " + jp.id + " starts with an unknown shape"));
-      for (int g = jp.first_gpu; g < jp.first_gpu + jp.gpus; ++g) {
-        if (owner_[g] != kNoOwner) {
-          return Fail(Internal(s, "job " + jp.id + " starts on GPU " + std::to_string(g) +
-                                      ", which a running job holds"));
-        }
-        owner_[g] = wj;
-      }
       o.start_step = s;
-      o.first_gpu = jp.first_gpu;
+      o.first_gpu = first_gpu;
       o.shape = shape;
       o.gpus = jp.gpus;
       o.actual_steps = rj.shapes[shape].actual_steps;
       o.forecast_steps = rj.shapes[shape].forecast_steps;
-      running_.push_back(wj);
-      std::erase(queued_, wj);
+    } else if (jp.gpus != o.gpus) {
+      return Fail(Internal(s, "job " + jp.id + " resumes on " + std::to_string(jp.gpus) +
+                                  " GPUs, not its " + std::to_string(o.gpus)));
+    }
+    for (int g = first_gpu; g < first_gpu + o.gpus; ++g) {
+      if (owner_[g] != kNoOwner) {
+        return Fail(Internal(s, "job " + jp.id + " starts on GPU " + std::to_string(g) +
+                                    ", which a running job holds"));
+      }
+      owner_[g] = wj;
+    }
+    const int restart = o.stays.empty() ? 0 : w_.jobs[wj].checkpoint->restart_steps;
+    Stay stay;
+    stay.first_gpu = first_gpu;
+    stay.from = s;
+    stay.work_from = s + restart;
+    stay.to = stay.kept_to = stay.work_from + o.actual_steps - o.saved_steps;
+    o.stays.push_back(stay);
+    o.preempted_now = false;
+    running_.push_back(wj);
+    std::erase(queued_, wj);
+    return {};
+  }
+
+  Result<void> Commit(int s) {
+    const int j = s - plan_step_;
+    // Preemptions first: a job may move to a block another leaves at the same step (migration).
+    for (int wj : PreemptedAt(j)) {
+      if (!w_.jobs[wj].checkpoint) {
+        return Fail(
+            Internal(s, "the plan preempts job " + w_.jobs[wj].id + ", which has no checkpoint"));
+      }
+      Preempt(wj, s);
+    }
+    int started = 0;
+    for (size_t p = 0; p < plan_->jobs.size(); ++p) {
+      const std::optional<int> first = StayStartingAt(p, j);
+      if (!first) continue;
+      const JobPlacement& jp = plan_->jobs[p];
+      const int wj = view_jobs_[p];
+      if (!IsQueued(wj)) {
+        // The job ran shorter than its forecast and ended before the plan's preemption: there is
+        // nothing left to resume.
+        if (jp.resume && jp.resume->start_step == j && Outcome(wj).end_step()) continue;
+        return Fail(Internal(s, "the plan starts job " + jp.id + " twice or before it arrives"));
+      }
+      if (auto ok = StartStay(wj, jp, *first, s); !ok) return Fail(ok.error());
       ++started;
     }
     for (size_t i = 0; i < plan_->services.size(); ++i) {
@@ -395,6 +494,7 @@ CommittedTimeline BuildCommittedTimeline(const World& world, const SimRun& run) 
   Plan& plan = t.plan;
   plan.scenario = sc.name;
   plan.policy = run.policy;
+  std::vector<std::pair<Job, JobPlacement>> later_stays;
   for (const JobOutcome& o : run.jobs) {
     const WorldJob& wj = world.jobs[o.world_index];
     Job job;
@@ -403,17 +503,50 @@ CommittedTimeline BuildCommittedTimeline(const World& world, const SimRun& run) 
     job.priority = wj.priority;
     job.arrival_step = wj.arrival_step;
     job.requirement = wj.requirement;
+    job.checkpoint = wj.checkpoint;
     for (const WorldShape& ws : wj.shapes) job.shapes.push_back(Shape{ws.gpus, ws.duration_steps});
-    sc.jobs.push_back(std::move(job));
     JobPlacement jp;
     jp.id = wj.id;
-    if (o.start_step) {
-      jp.start_step = o.start_step;
-      jp.first_gpu = o.first_gpu;
+    if (!o.stays.empty()) {
+      const Stay& first = o.stays.front();
+      jp.start_step = static_cast<int>(first.from);
+      jp.first_gpu = first.first_gpu;
       jp.gpus = o.gpus;
       jp.duration_steps = o.actual_steps;
+      if (o.preemptions() > 0) jp.preempt_step = static_cast<int>(first.to);
+      // One preemption and a resume that finishes is the spec's own preempt/resume, so CheckPlan
+      // re-derives the resumed stay's length from the checkpoint. A plan holds no more than that:
+      // each later stay of a job preempted again is written as a job of its own, its block held
+      // from its start for its length, which CheckPlan checks against every other holder.
+      if (o.stays.size() == 2 && !o.preempted_now) {
+        jp.resume = ResumePlacement{static_cast<int>(o.stays[1].from), o.stays[1].first_gpu};
+      } else {
+        for (size_t k = 1; k < o.stays.size(); ++k) {
+          const Stay& stay = o.stays[k];
+          Job piece;
+          piece.id = wj.id + " (stay " + std::to_string(k + 1) + ")";
+          piece.kind = wj.kind;
+          piece.priority = wj.priority;
+          piece.arrival_step = static_cast<int>(stay.from);
+          piece.requirement = wj.requirement;
+          const int steps = static_cast<int>(stay.to - stay.from);
+          piece.shapes.push_back(Shape{o.gpus, steps});
+          JobPlacement held;
+          held.id = piece.id;
+          held.start_step = piece.arrival_step;
+          held.first_gpu = stay.first_gpu;
+          held.gpus = o.gpus;
+          held.duration_steps = steps;
+          later_stays.emplace_back(std::move(piece), std::move(held));
+        }
+      }
     }
+    sc.jobs.push_back(std::move(job));
     plan.jobs.push_back(std::move(jp));
+  }
+  for (auto& [job, placement] : later_stays) {
+    sc.jobs.push_back(std::move(job));
+    plan.jobs.push_back(std::move(placement));
   }
   for (size_t i = 0; i < world.services.size(); ++i) {
     const WorldService& ws = world.services[i];

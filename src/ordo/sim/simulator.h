@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "ordo/core/error.h"
+#include "ordo/core/metrics.h"
 #include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
 #include "ordo/policy/policy.h"
@@ -77,12 +78,30 @@ struct SimOptions {
 /// What happened to one job of the world.
 struct JobOutcome {
   int world_index = 0;
-  std::optional<int> start_step;  // absolute; empty: never started inside the window
-  int first_gpu = 0;
-  int shape = 0;  // index into the world job's shapes
+  std::optional<int> start_step;  // its first start, absolute; empty: never started in the window
+  int first_gpu = 0;              // of its first stay
+  int shape = 0;                  // index into the world job's shapes
   int gpus = 0;
-  int actual_steps = 0;    // what it really ran (may end past the window)
+  int actual_steps = 0;    // the work it really needs (steps), restarts not included
   int forecast_steps = 0;  // what the planner was told for that shape
+  /// Each stretch on a block, in time order (core/metrics.h: restart, kept and lost steps, in
+  /// absolute steps): one for a job never preempted, one more per resume. The last may end past
+  /// the window.
+  std::vector<Stay> stays;
+  /// The last stay was cut by a preemption: the job waits to resume with `saved_steps` of work.
+  bool preempted_now = false;
+  int saved_steps = 0;  // work kept by its checkpoints at its last preemption
+
+  /// Stays cut by a preemption.
+  [[nodiscard]] int preemptions() const {
+    return stays.empty() ? 0 : static_cast<int>(stays.size()) - (preempted_now ? 0 : 1);
+  }
+  /// The step its work ends (exclusive, may be past the window); empty while it waits to start or
+  /// to resume.
+  [[nodiscard]] std::optional<long long> end_step() const {
+    if (stays.empty() || preempted_now) return std::nullopt;
+    return stays.back().to;
+  }
 };
 
 /// One re-plan.

@@ -35,6 +35,8 @@ OJson MetricsObject(const PeriodMetrics& m) {
   o["batch_gpu_steps"] = m.batch_gpu_steps;
   o["realtime_demand_gpu_steps"] = m.realtime_demand_gpu_steps;
   o["realtime_unmet_gpu_steps"] = m.realtime_unmet_gpu_steps;
+  o["preemptions"] = m.preemptions;
+  o["lost_gpu_steps"] = m.lost_gpu_steps;
   o["jobs_arrived"] = m.jobs_arrived;
   o["jobs_started"] = m.jobs_started;
   o["jobs_completed"] = m.jobs_completed;
@@ -169,6 +171,18 @@ std::string TimelineJson(const World& world, const std::vector<SimReport>& runs)
         j["gpus"] = jo.gpus;
         j["duration_steps"] = jo.actual_steps;
         j["forecast_duration_steps"] = jo.forecast_steps;
+        if (jo.preemptions() > 0) {
+          OJson stays = OJson::array();
+          for (const Stay& stay : jo.stays) {
+            stays.push_back({{"start_step", stay.from},
+                             {"first_gpu", stay.first_gpu},
+                             {"end_step", stay.to},
+                             {"restart_steps", stay.work_from - stay.from},
+                             {"lost_steps", stay.to - stay.kept_to}});
+          }
+          j["stays"] = std::move(stays);
+          j["waiting_to_resume"] = jo.preempted_now;
+        }
       } else {
         j["start_step"] = nullptr;
       }
@@ -280,19 +294,29 @@ std::string GpuChart(const World& world, const SimReport& r) {
   }
   // Jobs.
   for (const JobOutcome& o : run.jobs) {
-    if (!o.start_step) continue;
     const WorldJob& wj = world.jobs[o.world_index];
-    const int start = *o.start_step;
-    const int end = std::min(run.steps, start + o.actual_steps);
-    svg += "<rect x='" + Fmt("%.2f", sx.x(start)) + "' y='" + Fmt("%.2f", top + o.first_gpu * row) +
-           "' width='" + Fmt("%.2f", std::max(0.5, sx.x(end) - sx.x(start))) + "' height='" +
-           Fmt("%.2f", o.gpus * row) + "' fill='" + Hex(KindSwatch(wj.kind)) + "' stroke='" +
-           Hex(Swatch::kPaper) + "' stroke-width='0.3'><title>" + Escape(wj.id) + " (" +
-           std::string(JobKindName(wj.kind)) + ", priority " + Fmt("%g", wj.priority) + ", " +
-           std::to_string(o.gpus) + " GPUs from " + std::to_string(o.first_gpu) + "): steps " +
-           std::to_string(start) + "-" + std::to_string(start + o.actual_steps) + ", forecast " +
-           std::to_string(o.forecast_steps) + ", waited " +
-           std::to_string(start - wj.arrival_step) + "</title></rect>";
+    for (size_t k = 0; k < o.stays.size(); ++k) {
+      const Stay& stay = o.stays[k];
+      const long long start = stay.from;
+      const long long end = std::min<long long>(run.steps, stay.to);
+      const bool cut = k + 1 < o.stays.size() || o.preempted_now;
+      std::string what = "steps " + std::to_string(stay.from) + "-" + std::to_string(stay.to);
+      if (stay.work_from > stay.from) {
+        what += ", restarting " + std::to_string(stay.work_from - stay.from);
+      }
+      if (cut)
+        what += ", preempted, " + std::to_string(stay.to - stay.kept_to) + " steps of work lost";
+      svg += "<rect x='" + Fmt("%.2f", sx.x(static_cast<double>(start))) + "' y='" +
+             Fmt("%.2f", top + stay.first_gpu * row) + "' width='" +
+             Fmt("%.2f",
+                 std::max(0.5, sx.x(static_cast<double>(end)) - sx.x(static_cast<double>(start)))) +
+             "' height='" + Fmt("%.2f", o.gpus * row) + "' fill='" + Hex(KindSwatch(wj.kind)) +
+             "' stroke='" + Hex(Swatch::kPaper) + "' stroke-width='0.3'><title>" + Escape(wj.id) +
+             " (" + std::string(JobKindName(wj.kind)) + ", priority " + Fmt("%g", wj.priority) +
+             ", " + std::to_string(o.gpus) + " GPUs from " + std::to_string(stay.first_gpu) +
+             "): " + what + ", forecast " + std::to_string(o.forecast_steps) + ", waited " +
+             std::to_string(*o.start_step - wj.arrival_step) + "</title></rect>";
+    }
   }
   DayGrid(world, sx, top, height, svg);
   // Node boundaries while nodes are tall enough to tell apart (always between groups), and node
@@ -329,10 +353,11 @@ std::string UsageChart(const World& world, const SimReport& r) {
                                     std::vector<double>(run.steps, 0)};
   std::vector<double> served(run.steps, 0), idle(run.steps, 0), demand(run.steps, 0);
   for (const JobOutcome& o : run.jobs) {
-    if (!o.start_step) continue;
     std::vector<double>& gpus = by_kind[static_cast<int>(world.jobs[o.world_index].kind)];
-    for (int t = *o.start_step; t < std::min(run.steps, *o.start_step + o.actual_steps); ++t) {
-      gpus[t] += o.gpus;
+    for (const Stay& stay : o.stays) {
+      for (long long t = stay.from; t < std::min<long long>(run.steps, stay.to); ++t) {
+        gpus[t] += o.gpus;
+      }
     }
   }
   for (size_t i = 0; i < run.service_gpus.size(); ++i) {

@@ -194,6 +194,9 @@ Result<void> ValidateWorld(const World& w) {
                                               *job.requirement.min_gpu_memory_gb < 0)) {
       return FailInput(where + ".min_gpu_memory_gb", "must be a finite number >= 0");
     }
+    if (job.checkpoint) {
+      ORDO_RETURN_IF_ERROR(ValidateCheckpoint(*job.checkpoint, where + ".checkpoint"));
+    }
   }
 
   for (size_t i = 0; i < w.services.size(); ++i) {
@@ -299,7 +302,7 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
   ORDO_ASSIGN_OR_RETURN(ObjectReader f, ObjectReader::Make(v, path, "a job"));
   ORDO_RETURN_IF_ERROR(f.AllowOnly({"id", "kind", "priority", "arrival_step", "gpus",
                                     "duration_steps", "forecast_duration_steps", "shapes",
-                                    "gpu_type", "min_gpu_memory_gb", "tenant"}));
+                                    "gpu_type", "min_gpu_memory_gb", "tenant", "checkpoint"}));
   WorldJob job;
   ORDO_ASSIGN_OR_RETURN(job.id, f.String("id", Limits::kMaxIdLength, true));
   ORDO_ASSIGN_OR_RETURN(auto tenant, f.OptionalString("tenant", Limits::kMaxIdLength, true));
@@ -316,6 +319,10 @@ Result<WorldJob> ReadJob(const Json& v, const std::string& path) {
   ORDO_ASSIGN_OR_RETURN(int64_t arrival, f.Int("arrival_step", 0, Limits::kMaxAbsStep));
   job.arrival_step = static_cast<int>(arrival);
   ORDO_ASSIGN_OR_RETURN(job.requirement, io::ReadRequirementJson(v, path));
+  if (const Json* checkpoint = f.Find("checkpoint")) {
+    ORDO_ASSIGN_OR_RETURN(job.checkpoint,
+                          io::ReadCheckpointJson(*checkpoint, f.Path("checkpoint")));
+  }
   const bool single = f.Has("gpus") || f.Has("duration_steps") || f.Has("forecast_duration_steps");
   if (const Json* shapes = f.Find("shapes")) {
     if (single) {
@@ -671,6 +678,10 @@ std::string WorldToJson(const World& w) {
       j["shapes"] = std::move(shapes);
     }
     WriteRequirement(job.requirement, j);
+    if (job.checkpoint) {
+      j["checkpoint"] = {{"every_steps", job.checkpoint->every_steps},
+                         {"restart_steps", job.checkpoint->restart_steps}};
+    }
     jobs.push_back(std::move(j));
   }
   out["jobs"] = std::move(jobs);

@@ -40,6 +40,10 @@ struct WorldJob {
   std::vector<WorldShape> shapes;  // never empty; the first is what the baselines use
   GpuRequirement requirement;
   std::string tenant;  // empty: no tenant (fair share does not apply)
+  /// How the job saves its work (the scenario's `checkpoint`); absent: it is never preempted.
+  /// The simulator keeps the saved progress when a plan preempts it and charges the restart steps
+  /// when it runs again.
+  std::optional<Checkpoint> checkpoint;
 };
 
 /// A tenant with a share of the cluster (Kueue's nominal quota): when GPUs are contended a tenant
