@@ -20,6 +20,13 @@
 // current step of the current plan is committed: the jobs it starts now begin on their blocks and
 // run for their actual duration, and each service holds the plan's GPUs for this step; demand
 // above them is unmet. Between re-plans the plan is followed step by step.
+// Preemption (jobs with a checkpoint): at the step a plan's preempt_step falls on, the job gives
+// its block back keeping its saved work (floor(progress / c) * c) and waits again; the step a plan
+// starts it again (a resume, or a start in a later plan) it spends its restart steps there, then
+// does its actual unsaved work. Preemptions are committed before starts, so a job may move to a
+// block another leaves at that step. The planner sees a resumed job pinned with its progress and
+// restart steps left, and a job waiting to resume as a waiting job of its unsaved forecast work
+// plus its restart steps, on a block of its size.
 // Guarantees: every committed step comes from a legal plan of a scenario that agrees with reality
 // at that step, so the whole committed timeline passes CheckPlan (BuildCommittedTimeline). The
 // same world, options and policy give the same run when the policy is deterministic.

@@ -185,7 +185,8 @@ TEST(SimulatorPreemption, AJobMovesToAnotherBlockAtTheStepItLeavesItsOwn) {
   // new block progress 3 with 1 restart step left, 3 with none, 4.
   ASSERT_GE(policy.seen.size(), 6U);
   const std::vector<std::pair<int, int>> told(policy.seen.begin(), policy.seen.begin() + 6);
-  EXPECT_EQ(told, (std::vector<std::pair<int, int>>{{1, 0}, {2, 0}, {3, 0}, {3, 1}, {3, 0}, {4, 0}}));
+  EXPECT_EQ(told,
+            (std::vector<std::pair<int, int>>{{1, 0}, {2, 0}, {3, 0}, {3, 1}, {3, 0}, {4, 0}}));
   EXPECT_EQ(ComputeSimMetrics(w, *run).total.lost_gpu_steps, 2 * 2);
 }
 
