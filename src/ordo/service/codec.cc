@@ -157,6 +157,10 @@ Json JobSpecJson(const Job& job) {
   if (job.requirement.min_gpu_memory_gb) {
     out["min_gpu_memory_gb"] = *job.requirement.min_gpu_memory_gb;
   }
+  if (job.checkpoint) {
+    out["checkpoint"] = {{"every_steps", job.checkpoint->every_steps},
+                         {"restart_steps", job.checkpoint->restart_steps}};
+  }
   if (!job.features_json.empty()) {
     Json features = Json::parse(job.features_json, nullptr, false);
     if (!features.is_discarded()) out["features"] = std::move(features);

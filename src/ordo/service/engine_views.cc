@@ -309,6 +309,18 @@ void AppendStateMetrics(const State& s, std::string& out) {
                    static_cast<double>(svc.gpus.size()));
     }
   }
+  int64_t preemptions = 0;
+  int64_t lost = 0;
+  for (const auto& [seq, record] : s.jobs) {
+    preemptions += record.preemptions;
+    lost += record.lost_gpu_steps;
+  }
+  AppendSingle(out, "ordo_preemptions_total", "counter",
+               "Jobs preempted at committed steps (a job preempted twice counts twice)",
+               static_cast<double>(preemptions));
+  AppendSingle(out, "ordo_lost_gpu_steps_total", "counter",
+               "GPU-steps of work lost to preemptions and of restarts from a checkpoint",
+               static_cast<double>(lost));
   AppendSingle(out, "ordo_committed_value_total", "counter",
                "Value earned over every committed step (priority-weighted GPU work); its rate "
                "is the value earned per second",
@@ -383,18 +395,34 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       }
       break;
     }
-    case JobState::kRunning:
+    case JobState::kRunning: {
       set_start(record.start_step);
       out["first_gpu"] = record.first_gpu;
       out["gpus_used"] = record.shape.gpus;
-      out["end_step"] = record.start_step + record.shape.duration_steps;
-      out["end_time"] =
-          IsoTime(StepStartUnix(state, frame(), record.start_step + record.shape.duration_steps));
+      out["end_step"] = record.stay_end_step();
+      out["end_time"] = IsoTime(StepStartUnix(state, frame(), record.stay_end_step()));
       out["message"] = "running on GPUs " + std::to_string(record.first_gpu) + ".." +
                        std::to_string(record.first_gpu + record.shape.gpus - 1) + " since step " +
                        std::to_string(record.start_step) + ", until step " +
-                       std::to_string(record.start_step + record.shape.duration_steps);
+                       std::to_string(record.stay_end_step());
+      const int64_t restart_left = record.start_step + record.stay_restart_steps - now;
+      if (record.preemptions > 0 && restart_left > 0) out["restart_steps_left"] = restart_left;
+      // The current plan may preempt it later (and say where it resumes).
+      const JobPlacement* placement = plan != nullptr ? plan->FindJob(job.id) : nullptr;
+      if (placement != nullptr && placement->preempt_step) {
+        const int64_t at = plan->base_step() + *placement->preempt_step;
+        out["planned_preempt_step"] = at;
+        out["planned_preempt_time"] = IsoTime(StepStartUnix(state, frame(), at));
+        if (placement->resume) {
+          const int64_t resume = plan->base_step() + placement->resume->start_step;
+          out["planned_resume_step"] = resume;
+          out["planned_resume_time"] = IsoTime(StepStartUnix(state, frame(), resume));
+        }
+        out["message"] = out["message"].get<std::string>() + "; the plan preempts it at step " +
+                         std::to_string(at);
+      }
       break;
+    }
     case JobState::kDone:
       out["start_step"] = record.start_step;
       out["start_time"] = IsoTime(StepStartUnix(state, frame(), record.start_step));
@@ -407,6 +435,14 @@ Json Engine::JobView(const JobRecord& record, const State& state, const AdoptedP
       out["cancelled_step"] = record.finished_step;
       out["cancelled_time"] = IsoTime(StepStartUnix(state, frame(), record.finished_step));
       break;
+  }
+  if (record.preemptions > 0) {
+    // Its own history: a pending job here waits to resume, and planned_start_step is its resume.
+    out["preemptions"] = record.preemptions;
+    out["preempted_step"] = *record.preempted_step;
+    out["preempted_time"] = IsoTime(StepStartUnix(state, frame(), *record.preempted_step));
+    out["saved_steps"] = record.saved_steps;
+    out["lost_gpu_steps"] = record.lost_gpu_steps;
   }
   return out;
 }

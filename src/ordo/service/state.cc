@@ -166,12 +166,24 @@ Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts) 
     Job job = record.job;
     if (record.state == JobState::kRunning) {
       const int64_t start = record.start_step - now;  // < 0: it started at a committed step
-      ORDO_ASSERT(start <= 0 && start + record.shape.duration_steps > 0);
+      ORDO_ASSERT(start <= 0 && record.stay_end_step() > now);
       job.shapes = {record.shape};
       job.running = RunningPlacement{static_cast<int>(start), record.first_gpu};
+      if (record.preemptions > 0) {
+        // A resumed stay: the planner counts its progress and the restart steps still to spend.
+        job.running->progress_steps = record.ProgressAt(now);
+        const int64_t restart_left = record.start_step + record.stay_restart_steps - now;
+        if (restart_left > 0) job.running->restart_steps_left = static_cast<int>(restart_left);
+      }
       job.arrival_step = static_cast<int>(start);
     } else {
       job.running.reset();
+      if (record.preemptions > 0 && job.checkpoint) {
+        // Waiting to resume, on a block of the size it had: the work it has not saved plus its
+        // restart (a waiting job has no field for either, so its duration carries both).
+        job.shapes = {Shape{record.shape.gpus, record.shape.duration_steps - record.saved_steps +
+                                                   job.checkpoint->restart_steps}};
+      }
       job.arrival_step = static_cast<int>(
           Clamp(record.submitted_step - now, -Limits::kMaxAbsStep, Limits::kMaxAbsStep));
     }
@@ -188,6 +200,37 @@ Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts) 
   return scenario;
 }
 
+namespace {
+
+// Running job `record` gives its block back at step `now`: it keeps the work its checkpoints
+// saved, the work since its last save is lost, and it waits to resume.
+void Preempt(JobRecord& record, int64_t now) {
+  const int progress = record.ProgressAt(now);
+  const int saved = record.job.checkpoint->SavedProgress(progress);
+  record.lost_gpu_steps += static_cast<int64_t>(progress - saved) * record.shape.gpus;
+  record.saved_steps = saved;
+  record.stay_restart_steps = 0;
+  record.preemptions += 1;
+  record.preempted_step = now;
+  record.state = JobState::kPending;
+}
+
+// Pending job `record` starts a stay at step `now` on the block at `first_gpu`: its first, in the
+// plan's shape, or a resume of a preempted job, which first spends its restart steps.
+void StartStay(JobRecord& record, const JobPlacement& placement, int first_gpu, int64_t now) {
+  if (record.preemptions == 0) {
+    record.shape = Shape{placement.gpus, placement.duration_steps};
+  } else {
+    ORDO_ASSERT(placement.gpus == record.shape.gpus);
+    record.stay_restart_steps = record.job.checkpoint->restart_steps;
+  }
+  record.state = JobState::kRunning;
+  record.start_step = now;
+  record.first_gpu = first_gpu;
+}
+
+}  // namespace
+
 CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& plan,
                          std::string_view policy, std::vector<int64_t>& changed_jobs) {
   const int64_t now = state.next_step;
@@ -196,24 +239,49 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
   step.step = now;
   step.policy = std::string(policy);
 
+  // Preemptions first: a job may move to a block another leaves at this step (migration).
+  for (const JobPlacement& placement : plan.jobs) {
+    if (placement.preempt_step != 0) continue;
+    JobRecord* record = state.FindJob(placement.id);
+    ORDO_ASSERT(record != nullptr && record->state == JobState::kRunning && record->job.checkpoint);
+    if (record == nullptr || record->state != JobState::kRunning || !record->job.checkpoint) {
+      continue;
+    }
+    Preempt(*record, now);
+    changed_jobs.push_back(record->seq);
+  }
   long long batch_gpus = 0;
   for (const JobPlacement& placement : plan.jobs) {
-    if (!placement.started() || *placement.start_step > 0 || placement.end_step() <= 0) continue;
+    // The stay that holds a block at this step: a running job's (unless preempted now), a start
+    // now, or a resume now.
+    std::optional<int> starts_on;
+    if (placement.resume && placement.resume->start_step == 0) {
+      starts_on = placement.resume->first_gpu;
+    } else if (placement.started() && placement.start_step == 0) {
+      starts_on = placement.first_gpu;
+    } else if (!placement.started() || *placement.start_step > 0 || placement.preempt_step == 0) {
+      continue;
+    }
     JobRecord* record = state.FindJob(placement.id);
     ORDO_ASSERT(record != nullptr && record->active());
     if (record == nullptr || !record->active()) continue;
-    if (record->state == JobState::kPending) {
-      ORDO_ASSERT(*placement.start_step == 0);
-      record->state = JobState::kRunning;
-      record->start_step = now;
-      record->first_gpu = placement.first_gpu;
-      record->shape = Shape{placement.gpus, placement.duration_steps};
+    if (starts_on) {
+      ORDO_ASSERT(record->state == JobState::kPending);
+      if (record->state != JobState::kPending) continue;
+      StartStay(*record, placement, *starts_on, now);
       changed_jobs.push_back(record->seq);
+    } else if (record->state != JobState::kRunning || record->stay_end_step() <= now) {
+      continue;
     }
     step.jobs.push_back(CommittedJob{record->job.id, record->first_gpu, record->shape.gpus});
     batch_gpus += record->shape.gpus;
     // The base priority: a planning priority only steers the planner (state.h, PlanningScenario).
-    step.value += record->job.priority * record->shape.gpus;
+    // Restart steps do no work and earn nothing.
+    if (now >= record->start_step + record->stay_restart_steps) {
+      step.value += record->job.priority * record->shape.gpus;
+    } else {
+      record->lost_gpu_steps += record->shape.gpus;
+    }
   }
 
   long long useful_service = 0;
@@ -243,10 +311,9 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
   // Jobs whose last step was `now` are done once it is committed.
   for (auto it = state.active.begin(); it != state.active.end();) {
     JobRecord& record = state.jobs.at(*it);
-    if (record.state == JobState::kRunning &&
-        record.start_step + record.shape.duration_steps <= state.next_step) {
+    if (record.state == JobState::kRunning && record.stay_end_step() <= state.next_step) {
       record.state = JobState::kDone;
-      record.finished_step = record.start_step + record.shape.duration_steps;
+      record.finished_step = record.stay_end_step();
       changed_jobs.push_back(record.seq);
       it = state.active.erase(it);
     } else {

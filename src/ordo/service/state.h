@@ -59,16 +59,33 @@ struct JobRecord {
   int64_t submitted_step = 0;  // absolute: the first step the job may start at
   double submitted_unix = 0;
   JobState state = JobState::kPending;
-  // Running or done: where and how it runs.
-  int64_t start_step = 0;  // absolute
+  // Running or done: where and how it runs (its current stay, when it has been preempted).
+  int64_t start_step = 0;  // absolute: the start of its current stay
   int first_gpu = 0;
-  Shape shape;
-  /// Done: start + duration. Cancelled: the first step it no longer held GPUs (the next step to
-  /// commit when it was cancelled).
+  Shape shape;  // the shape it runs in: its GPUs and all of its work
+  /// Done: the end of its last stay. Cancelled: the first step it no longer held GPUs (the next
+  /// step to commit when it was cancelled).
   int64_t finished_step = 0;
+  // Preemption (jobs with a checkpoint; spec "Preemption: checkpoints and migration"): the work its
+  // checkpoints kept at its last preemption, the restart steps its current stay spends first, how
+  // often and when it was last preempted, and the GPU-steps of lost work and restarts so far.
+  int saved_steps = 0;
+  int stay_restart_steps = 0;
+  int preemptions = 0;
+  std::optional<int64_t> preempted_step;
+  int64_t lost_gpu_steps = 0;
 
   [[nodiscard]] bool active() const {
     return state == JobState::kPending || state == JobState::kRunning;
+  }
+  /// Running: the step its current stay ends — its restart, then the work it has not saved.
+  [[nodiscard]] int64_t stay_end_step() const {
+    return start_step + stay_restart_steps + shape.duration_steps - saved_steps;
+  }
+  /// Running: the work steps it has done by the start of step `step`.
+  [[nodiscard]] int ProgressAt(int64_t step) const {
+    const int64_t worked = step - (start_step + stay_restart_steps);
+    return saved_steps + static_cast<int>(worked > 0 ? worked : 0);
   }
 };
 

@@ -69,6 +69,16 @@ UPDATE jobs SET spec = json_set(spec, '$.id', tenant || '/' || id), id = tenant 
 DELETE FROM meta WHERE key = 'next_generated_id';
 PRAGMA user_version = 3;
 )sql",
+    // 4: preemption (jobs with a checkpoint): a job's saved work, the restart steps of its current
+    // stay, how often and when it was last preempted, its lost GPU-steps.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN saved_steps INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN stay_restart_steps INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN preempted_step INTEGER;
+ALTER TABLE jobs ADD COLUMN lost_gpu_steps INTEGER NOT NULL DEFAULT 0;
+PRAGMA user_version = 4;
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -206,6 +216,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, int target_v
   if (auto ok = Migrate(*db, target_version); !ok) return Fail(ok.error());
   std::unique_ptr<Store> store(new Store(std::move(*db), path));
   store->statements_.resize(kSlotCount);
+  store->version_ = target_version;
   return store;
 }
 
@@ -253,12 +264,22 @@ Result<int64_t> Store::InsertJob(const JobRecord& record, std::string_view spec)
 }
 
 Result<void> Store::UpdateJob(const JobRecord& record) {
-  auto stmt = Cached(kUpdateJob,
-                     "UPDATE jobs SET state = ?, start_step = ?, first_gpu = ?, gpus = ?, "
-                     "duration_steps = ?, finished_step = ? WHERE seq = ?");
+  // A store opened at an older version (tests that build old files) has no preemption columns.
+  constexpr int kPreemptionColumns = 4;
+  const bool preemption = version_ >= kPreemptionColumns;
+  auto stmt =
+      Cached(kUpdateJob, preemption ? "UPDATE jobs SET state = ?, start_step = ?, first_gpu = ?, "
+                                      "gpus = ?, duration_steps = ?, finished_step = ?, "
+                                      "saved_steps = ?, stay_restart_steps = ?, preemptions = ?, "
+                                      "preempted_step = ?, lost_gpu_steps = ? WHERE seq = ?"
+                                    : "UPDATE jobs SET state = ?, start_step = ?, first_gpu = ?, "
+                                      "gpus = ?, duration_steps = ?, finished_step = ? "
+                                      "WHERE seq = ?");
   if (!stmt) return Fail(stmt.error());
   Statement& s = **stmt;
+  // A preempted job waiting to resume keeps the shape it runs in.
   const bool placed = record.state == JobState::kRunning || record.state == JobState::kDone ||
+                      record.preemptions > 0 ||
                       (record.state == JobState::kCancelled && record.shape.gpus > 0);
   auto opt = [&](int64_t v) { return placed ? std::optional<int64_t>(v) : std::nullopt; };
   const bool finished = record.state == JobState::kDone || record.state == JobState::kCancelled;
@@ -267,8 +288,14 @@ Result<void> Store::UpdateJob(const JobRecord& record) {
       .Bind(3, opt(record.first_gpu))
       .Bind(4, opt(record.shape.gpus))
       .Bind(5, opt(record.shape.duration_steps))
-      .Bind(6, finished ? std::optional<int64_t>(record.finished_step) : std::nullopt)
-      .Bind(7, record.seq);
+      .Bind(6, finished ? std::optional<int64_t>(record.finished_step) : std::nullopt);
+  if (!preemption) return s.Bind(7, record.seq).Run();
+  s.Bind(7, static_cast<int64_t>(record.saved_steps))
+      .Bind(8, static_cast<int64_t>(record.stay_restart_steps))
+      .Bind(9, static_cast<int64_t>(record.preemptions))
+      .Bind(10, record.preempted_step)
+      .Bind(11, record.lost_gpu_steps)
+      .Bind(12, record.seq);
   return s.Run();
 }
 
@@ -376,7 +403,8 @@ Result<Snapshot> Store::Load() {
   {
     auto stmt = db_.Prepare(
         "SELECT seq, id, tenant, spec, submitted_step, submitted_unix, state, start_step, "
-        "first_gpu, gpus, duration_steps, finished_step FROM jobs ORDER BY seq");
+        "first_gpu, gpus, duration_steps, finished_step, saved_steps, stay_restart_steps, "
+        "preemptions, preempted_step, lost_gpu_steps FROM jobs ORDER BY seq");
     if (!stmt) return Fail(stmt.error());
     for (;;) {
       auto row = stmt->Step();
@@ -401,6 +429,11 @@ Result<Snapshot> Store::Load() {
       r.shape.gpus = static_cast<int>(stmt->OptionalInt(9).value_or(0));
       r.shape.duration_steps = static_cast<int>(stmt->OptionalInt(10).value_or(0));
       r.finished_step = stmt->OptionalInt(11).value_or(0);
+      r.saved_steps = static_cast<int>(stmt->Int(12));
+      r.stay_restart_steps = static_cast<int>(stmt->Int(13));
+      r.preemptions = static_cast<int>(stmt->Int(14));
+      r.preempted_step = stmt->OptionalInt(15);
+      r.lost_gpu_steps = stmt->Int(16);
       snap.jobs.push_back(std::move(job));
     }
   }

@@ -26,7 +26,7 @@
 namespace ordo::service::store {
 
 /// The schema version this build writes. Migrations 1..kSchemaVersion are in store.cc.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// What the store holds, as read at start-up. Job and service specs are JSON text (codec.h reads
 /// them with the config's cluster).
@@ -99,6 +99,7 @@ class Store {
 
   Db db_;
   std::string path_;
+  int version_ = kSchemaVersion;                      // the schema it was opened at
   std::vector<std::optional<Statement>> statements_;  // prepared once, by slot
   std::mutex reader_mutex_;
   std::optional<Db> reader_;
