@@ -31,7 +31,8 @@ nlohmann::json Checkpointed(const std::string& id, int gpus, int duration, doubl
 void ExpectNoGpuTwice(const nlohmann::json& committed) {
   std::set<int> held;
   for (const auto& job : committed["jobs"]) {
-    for (int g = job["first_gpu"].get<int>(); g < job["first_gpu"].get<int>() + job["gpus"].get<int>(); ++g) {
+    for (int g = job["first_gpu"].get<int>();
+         g < job["first_gpu"].get<int>() + job["gpus"].get<int>(); ++g) {
       EXPECT_TRUE(held.insert(g).second) << "GPU " << g << " twice: " << committed.dump();
     }
   }
@@ -85,7 +86,7 @@ TEST(ServicePreemption, AHighPriorityArrivalTakesACheckpointedJobsNodeAndItResum
   EXPECT_EQ((*low)["planned_start_step"], 5);
   EXPECT_EQ((*low)["end_step"], 24);
   EXPECT_FALSE(low->contains("restart_steps_left"));  // step 5 was its restart
-  EXPECT_EQ((*low)["lost_gpu_steps"], 16);  // 1 lost work step and 1 restart step, 8 GPUs
+  EXPECT_EQ((*low)["lost_gpu_steps"], 16);            // 1 lost work step and 1 restart step, 8 GPUs
   const std::string metrics = engine->MetricsText();
   EXPECT_EQ(MetricValue(metrics, "ordo_preemptions_total"), 1) << metrics;
   EXPECT_EQ(MetricValue(metrics, "ordo_lost_gpu_steps_total"), 16);
@@ -142,9 +143,9 @@ TEST(ServicePreemption, RandomLoadNeverCommitsAGpuTwice) {
       const int gpus = 1 << next(5);  // 1 to 16
       const double priority = 1 + next(10);
       const std::string id = "j" + std::to_string(submitted++);
-      nlohmann::json body = next(2) == 0
-                                ? Checkpointed(id, gpus, 2 + next(12), priority, 1 + next(3), next(3))
-                                : JobBody(id, gpus, 2 + next(12), priority);
+      nlohmann::json body =
+          next(2) == 0 ? Checkpointed(id, gpus, 2 + next(12), priority, 1 + next(3), next(3))
+                       : JobBody(id, gpus, 2 + next(12), priority);
       ASSERT_TRUE(testing::SubmitJob(*engine, next(2) == 0 ? kA : kB, body));
     }
     ASSERT_TRUE(engine->Advance(kAdminPrincipal, 1));

@@ -270,37 +270,45 @@ std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const 
     std::optional<Plan> round_best;
     double round_objective = best_objective;
     int evaluated = 0;
-    for (int w : waiting) {
-      const Job& wj = s.jobs[w];
-      const JobPlacement& wp = best.jobs[w];
-      for (int r = 0; r < jobs && evaluated < kMaxCandidates; ++r) {
-        const Job& rj = s.jobs[r];
-        const JobPlacement& rp = best.jobs[r];
-        if (!rj.running || !rj.checkpoint || rp.preempt_step || rj.priority >= wj.priority) {
-          continue;
-        }
-        const int end = baselines::FirstStayEnd(rj, rp);
-        const int q0 = std::max({0, wj.arrival_step, *rp.start_step + 1});
-        if (q0 >= std::min(end, steps)) continue;
-        const int q1 = NextCheckpoint(s, rj, q0, end);
-        for (size_t k = 0; k < wj.shapes.size(); ++k) {
-          const int gpus = wj.shapes[k].gpus;
-          for (int block : Blocks(s, gpus, wj.requirement)) {
-            // Aligned blocks nest: B overlaps R's block when one contains the other.
-            if (block + gpus <= rp.first_gpu || rp.first_gpu + rp.gpus <= block) continue;
-            const int steps_to_try[2] = {q0, q1};
-            for (int qi = 0; qi < (q1 == q0 ? 1 : 2); ++qi) {
-              const int q = steps_to_try[qi];
-              if (wp.started() && *wp.start_step <= q) continue;  // no earlier start
-              if (out_of_time() || evaluated >= kMaxCandidates) break;
-              std::optional<Plan> candidate =
-                  Apply(s, best, owners, refill_order, Move{w, static_cast<int>(k), block, r, q});
-              if (!candidate) continue;
-              ++evaluated;
-              const Metrics m = ComputeMetrics(s, *candidate);
-              if (m.objective > round_objective + 1e-9 && KeepsPromises(m, promises)) {
-                round_objective = m.objective;
-                round_best = std::move(*candidate);
+    // First the victims of lower priority than the waiting job; then, as migrations, every
+    // other checkpointed job, kept only when it resumes at once on another block.
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool migrations = pass == 1;
+      for (int w : waiting) {
+        const Job& wj = s.jobs[w];
+        const JobPlacement& wp = best.jobs[w];
+        for (int r = 0; r < jobs && evaluated < kMaxCandidates; ++r) {
+          const Job& rj = s.jobs[r];
+          const JobPlacement& rp = best.jobs[r];
+          if (!rj.running || !rj.checkpoint || rp.preempt_step ||
+              (rj.priority >= wj.priority) != migrations) {
+            continue;
+          }
+          const int end = baselines::FirstStayEnd(rj, rp);
+          const int q0 = std::max({0, wj.arrival_step, *rp.start_step + 1});
+          if (q0 >= std::min(end, steps)) continue;
+          const int q1 = NextCheckpoint(s, rj, q0, end);
+          for (size_t k = 0; k < wj.shapes.size(); ++k) {
+            const int gpus = wj.shapes[k].gpus;
+            for (int block : Blocks(s, gpus, wj.requirement)) {
+              // Aligned blocks nest: B overlaps R's block when one contains the other.
+              if (block + gpus <= rp.first_gpu || rp.first_gpu + rp.gpus <= block) continue;
+              const int steps_to_try[2] = {q0, q1};
+              for (int qi = 0; qi < (q1 == q0 ? 1 : 2); ++qi) {
+                const int q = steps_to_try[qi];
+                if (wp.started() && *wp.start_step <= q) continue;  // no earlier start
+                if (out_of_time() || evaluated >= kMaxCandidates) break;
+                std::optional<Plan> candidate =
+                    Apply(s, best, owners, refill_order, Move{w, static_cast<int>(k), block, r, q});
+                if (!candidate) continue;
+                ++evaluated;
+                const std::optional<ResumePlacement>& resumed = candidate->jobs[r].resume;
+                if (migrations && !(resumed && resumed->start_step == q)) continue;
+                const Metrics m = ComputeMetrics(s, *candidate);
+                if (m.objective > round_objective + 1e-9 && KeepsPromises(m, promises)) {
+                  round_objective = m.objective;
+                  round_best = std::move(*candidate);
+                }
               }
             }
           }

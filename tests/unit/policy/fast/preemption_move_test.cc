@@ -76,5 +76,45 @@ TEST(PreemptForServices, AServiceWorthLessThanTheWorkItWouldDisplaceLeavesThePla
   EXPECT_FALSE(PreemptForServices(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever));
 }
 
+// Two nodes of 8 GPUs, each half held by a running job of priority 5 that saves every step and
+// restarts at once: r0 on 0-3, r1 on 8-11. w (8 GPUs, priority 5, 6 steps) finds no whole node
+// until one ends at 10. Neither job has a lower priority than w, so only a migration helps: r0
+// (the first candidate; r1's move is worth the same) moves to 12-15 at step 0, with no work lost
+// and no restart, and w takes node 0 at once.
+TEST(PreemptWherePays, AMigrationMakesANodeWholeForAWideJob) {
+  const Scenario s =
+      ScenarioBuilder("migrate")
+          .Steps(12)
+          .Objective(0.5, 8)
+          .Group("a", 2, 8)
+          .Job(MakeJob("r0").Gpus(4).Duration(12).Priority(5).Running(-2, 0).Checkpointed(1, 0))
+          .Job(MakeJob("r1").Gpus(4).Duration(14).Priority(5).Running(-2, 8).Checkpointed(1, 0))
+          .Job(MakeJob("w").Gpus(8).Duration(6).Priority(5))
+          .Build();
+  ASSERT_TRUE(ValidateScenario(s).has_value()) << ValidateScenario(s).error().ToString();
+  Plan plan = MakeEmptyPlan(s, "ordo");
+  JobPlacement& w = plan.jobs[2];  // w after r0 ends, on node 0
+  w.start_step = 10;
+  w.first_gpu = 0;
+  w.gpus = 8;
+  w.duration_steps = 6;
+  ASSERT_TRUE(CheckPlan(s, plan).empty()) << FormatViolation(CheckPlan(s, plan)[0]);
+
+  const auto better = PreemptWherePays(s, plan, Promises{}, kNever);
+  ASSERT_TRUE(better.has_value());
+  EXPECT_TRUE(CheckPlan(s, *better).empty());
+  const JobPlacement& moved = *FindJob(*better, "r0");
+  ASSERT_TRUE(moved.preempt_step.has_value());
+  EXPECT_EQ(*moved.preempt_step, 0);
+  ASSERT_TRUE(moved.resume.has_value());
+  EXPECT_EQ(moved.resume->start_step, 0);
+  EXPECT_EQ(moved.resume->first_gpu, 12);
+  EXPECT_EQ(FindJob(*better, "w")->start_step, 0);
+  EXPECT_EQ(FindJob(*better, "w")->first_gpu, 0);
+  EXPECT_FALSE(FindJob(*better, "r1")->preempt_step.has_value());
+  EXPECT_EQ(better->metrics.lost_gpu_steps, 0);
+  EXPECT_GT(better->metrics.objective, ComputeObjective(s, plan));
+}
+
 }  // namespace
 }  // namespace ordo::policy
