@@ -107,6 +107,16 @@ struct Checkpoint {
   }
 };
 
+/// Priority classes, as Slurm's QOS tiers or Kubernetes' priority classes: 1-3 (0), 4-7 (1) and
+/// 8-10 (2). The reports' wait tables are by class, and fast mode preempts a job only for one of a
+/// higher class.
+inline constexpr int kPriorityClasses = 3;
+[[nodiscard]] inline int PriorityClass(double priority) {
+  if (priority <= 3) return 0;
+  if (priority <= 7) return 1;
+  return 2;
+}
+
 /// Batch work: training, batch inference or quantization. One block at a time; only a job with
 /// a `checkpoint` may be preempted (and then resumed once per plan, on any block of its size).
 struct Job {

@@ -34,12 +34,6 @@ long long Overlap(long long a, long long b, long long from, long long to) {
 
 }  // namespace
 
-int PriorityClass(double priority) {
-  if (priority <= 3) return 0;
-  if (priority <= 7) return 1;
-  return 2;
-}
-
 const char* PriorityClassName(int priority_class) {
   switch (priority_class) {
     case 0:

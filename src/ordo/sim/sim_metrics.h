@@ -41,9 +41,9 @@ struct WaitStats {
   double p95_hours = 0;  // nearest rank
 };
 
-/// Priority classes of the wait tables: 1-3, 4-7, 8-10.
-inline constexpr int kPriorityClasses = 3;
-int PriorityClass(double priority);                 // 0: <= 3, 1: <= 7, 2: above
+/// Priority classes of the wait tables (core/scenario.h: 1-3, 4-7, 8-10).
+using ordo::kPriorityClasses;
+using ordo::PriorityClass;
 const char* PriorityClassName(int priority_class);  // "1-3", "4-7", "8-10"
 
 struct TenantUse {

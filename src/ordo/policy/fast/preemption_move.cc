@@ -270,8 +270,8 @@ std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const 
     std::optional<Plan> round_best;
     double round_objective = best_objective;
     int evaluated = 0;
-    // First the victims of lower priority than the waiting job; then, as migrations, every
-    // other checkpointed job, kept only when it resumes at once on another block.
+    // First the victims, of a lower priority class than the waiting job; then, as migrations,
+    // the other checkpointed jobs, kept only when they resume at once on another block.
     for (int pass = 0; pass < 2; ++pass) {
       const bool migrations = pass == 1;
       for (int w : waiting) {
@@ -280,8 +280,12 @@ std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const 
         for (int r = 0; r < jobs && evaluated < kMaxCandidates; ++r) {
           const Job& rj = s.jobs[r];
           const JobPlacement& rp = best.jobs[r];
-          if (!rj.running || !rj.checkpoint || rp.preempt_step ||
-              (rj.priority >= wj.priority) != migrations) {
+          // A preemption only across priority classes (core/scenario.h): within one, the
+          // objective's preference for the higher priority's earlier start is smaller than what
+          // the rolling future loses to the work thrown away and the reshuffled queue
+          // (docs/fast-mode.md, step 8).
+          const bool victim = PriorityClass(rj.priority) < PriorityClass(wj.priority);
+          if (!rj.running || !rj.checkpoint || rp.preempt_step || victim == migrations) {
             continue;
           }
           const int end = baselines::FirstStayEnd(rj, rp);

@@ -116,5 +116,32 @@ TEST(PreemptWherePays, AMigrationMakesANodeWholeForAWideJob) {
   EXPECT_GT(better->metrics.objective, ComputeObjective(s, plan));
 }
 
+// One node held by r (priority 4, checkpointed, 30 steps); w (8 GPUs, 4 steps) arrives at 1 and
+// waits for it. Priority 7 is r's class (4-7): no preemption. Priority 8 is a class above: r
+// gives the node back at a checkpoint and resumes after w.
+TEST(PreemptWherePays, OnlyAcrossPriorityClasses) {
+  for (const double w_priority : {7.0, 8.0}) {
+    const Scenario s =
+        ScenarioBuilder("classes")
+            .Steps(12)
+            .Group("g", 1, 8)
+            .Job(MakeJob("r").Gpus(8).Duration(30).Priority(4).Running(-6, 0).Checkpointed(2, 1))
+            .Job(MakeJob("w").Gpus(8).Duration(4).Priority(w_priority).Arrival(1))
+            .Build();
+    const Plan plan = MakeEmptyPlan(s, "ordo");  // r runs on, w waits
+    const auto better = PreemptWherePays(s, plan, Promises{}, kNever);
+    if (w_priority < 8) {
+      EXPECT_FALSE(better.has_value()) << "priority " << w_priority;
+      continue;
+    }
+    ASSERT_TRUE(better.has_value());
+    EXPECT_TRUE(CheckPlan(s, *better).empty());
+    const JobPlacement& r = *FindJob(*better, "r");
+    ASSERT_TRUE(r.preempt_step.has_value());
+    EXPECT_EQ(FindJob(*better, "w")->start_step, r.preempt_step);
+    EXPECT_EQ(better->metrics.preemptions, 1);
+  }
+}
+
 }  // namespace
 }  // namespace ordo::policy
