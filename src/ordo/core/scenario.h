@@ -105,6 +105,10 @@ struct Checkpoint {
   [[nodiscard]] int SavedProgress(int progress) const {
     return progress / every_steps * every_steps;
   }
+  /// How long a resumed stay holds its block: the restart, then the work not saved.
+  [[nodiscard]] int ResumedStaySteps(int duration_steps, int saved_progress) const {
+    return restart_steps + duration_steps - saved_progress;
+  }
 };
 
 /// Priority classes, as Slurm's QOS tiers or Kubernetes' priority classes: 1-3 (0), 4-7 (1) and

@@ -181,8 +181,9 @@ Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts) 
       if (record.preemptions > 0 && job.checkpoint) {
         // Waiting to resume, on a block of the size it had: the work it has not saved plus its
         // restart (a waiting job has no field for either, so its duration carries both).
-        job.shapes = {Shape{record.shape.gpus, record.shape.duration_steps - record.saved_steps +
-                                                   job.checkpoint->restart_steps}};
+        job.shapes = {Shape{
+            record.shape.gpus,
+            job.checkpoint->ResumedStaySteps(record.shape.duration_steps, record.saved_steps)}};
       }
       job.arrival_step = static_cast<int>(
           Clamp(record.submitted_step - now, -Limits::kMaxAbsStep, Limits::kMaxAbsStep));

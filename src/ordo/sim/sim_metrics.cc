@@ -75,22 +75,23 @@ PeriodMetrics ComputePeriodMetrics(const World& world, const SimRun& run, int fr
         if (stay.to >= from && stay.to < to) ++m.preemptions;
       }
     }
-    if (o.start_step && *o.start_step >= from && *o.start_step < to) ++m.jobs_started;
+    const std::optional<int> started = o.start_step();
+    if (started && *started >= from && *started < to) ++m.jobs_started;
     if (const auto end = o.end_step(); end && *end > from && *end <= to) ++m.jobs_completed;
     if (wj.arrival_step >= from && wj.arrival_step < to) {
       ++m.jobs_arrived;
       const int kind = static_cast<int>(wj.kind);
-      const int until = o.start_step ? *o.start_step : run.steps;
+      const int until = started.value_or(run.steps);
       waits[kind].push_back((until - wj.arrival_step) * step_hours);
-      if (!o.start_step) ++unstarted[kind];
+      if (!started) ++unstarted[kind];
       const int pc = PriorityClass(wj.priority);
       class_waits[pc].push_back((until - wj.arrival_step) * step_hours);
-      if (!o.start_step) ++class_unstarted[pc];
+      if (!started) ++class_unstarted[pc];
     }
     if (auto it = tenant_index.find(wj.tenant); it != tenant_index.end() && span > 0) {
       int smallest = wj.shapes.front().gpus;
       for (const WorldShape& shape : wj.shapes) smallest = std::min(smallest, shape.gpus);
-      const int start = o.start_step ? *o.start_step : run.steps;
+      const int start = started.value_or(run.steps);
       const long long end = o.end_step().value_or(run.steps);
       for (int t = std::max(from, wj.arrival_step); t < std::min<long long>(to, end); ++t) {
         demand[it->second][t - from] += t < start ? smallest : o.gpus;

@@ -283,8 +283,8 @@ class Run {
       } else if (o.preempted_now) {
         // Waiting to resume, on a block of the size it had: its forecast work not yet saved, plus
         // the restart (a waiting job has no field for either, so its duration carries both).
-        const int left = std::max(1, o.forecast_steps - o.saved_steps);
-        job.shapes.push_back(Shape{o.gpus, left + wj.checkpoint->restart_steps});
+        const int work = std::max(o.forecast_steps, o.saved_steps + 1);
+        job.shapes.push_back(Shape{o.gpus, wj.checkpoint->ResumedStaySteps(work, o.saved_steps)});
         job.priority = PlanningPriority(j, s, job);
       } else {
         for (const ResolvedShape& rs : rj.shapes) {
@@ -370,8 +370,6 @@ class Run {
         }
       }
       if (shape < 0) return Fail(Internal(s, "job " + jp.id + " starts with an unknown shape"));
-      o.start_step = s;
-      o.first_gpu = first_gpu;
       o.shape = shape;
       o.gpus = jp.gpus;
       o.actual_steps = rj.shapes[shape].actual_steps;

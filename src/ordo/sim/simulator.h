@@ -85,9 +85,7 @@ struct SimOptions {
 /// What happened to one job of the world.
 struct JobOutcome {
   int world_index = 0;
-  std::optional<int> start_step;  // its first start, absolute; empty: never started in the window
-  int first_gpu = 0;              // of its first stay
-  int shape = 0;                  // index into the world job's shapes
+  int shape = 0;  // index into the world job's shapes
   int gpus = 0;
   int actual_steps = 0;    // the work it really needs (steps), restarts not included
   int forecast_steps = 0;  // what the planner was told for that shape
@@ -99,6 +97,11 @@ struct JobOutcome {
   bool preempted_now = false;
   int saved_steps = 0;  // work kept by its checkpoints at its last preemption
 
+  /// Its first start, absolute; empty: never started inside the window.
+  [[nodiscard]] std::optional<int> start_step() const {
+    if (stays.empty()) return std::nullopt;
+    return static_cast<int>(stays.front().from);
+  }
   /// Stays cut by a preemption.
   [[nodiscard]] int preemptions() const {
     return stays.empty() ? 0 : static_cast<int>(stays.size()) - (preempted_now ? 0 : 1);

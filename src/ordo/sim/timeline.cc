@@ -165,9 +165,9 @@ std::string TimelineJson(const World& world, const std::vector<SimReport>& runs)
       j["kind"] = std::string(JobKindName(wj.kind));
       j["priority"] = wj.priority;
       j["arrival_step"] = wj.arrival_step;
-      if (jo.start_step) {
-        j["start_step"] = *jo.start_step;
-        j["first_gpu"] = jo.first_gpu;
+      if (const std::optional<int> start = jo.start_step()) {
+        j["start_step"] = *start;
+        j["first_gpu"] = jo.stays.front().first_gpu;
         j["gpus"] = jo.gpus;
         j["duration_steps"] = jo.actual_steps;
         j["forecast_duration_steps"] = jo.forecast_steps;
@@ -315,7 +315,7 @@ std::string GpuChart(const World& world, const SimReport& r) {
              " (" + std::string(JobKindName(wj.kind)) + ", priority " + Fmt("%g", wj.priority) +
              ", " + std::to_string(o.gpus) + " GPUs from " + std::to_string(stay.first_gpu) +
              "): " + what + ", forecast " + std::to_string(o.forecast_steps) + ", waited " +
-             std::to_string(*o.start_step - wj.arrival_step) + "</title></rect>";
+             std::to_string(*o.start_step() - wj.arrival_step) + "</title></rect>";
     }
   }
   DayGrid(world, sx, top, height, svg);

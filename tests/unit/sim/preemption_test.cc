@@ -56,7 +56,7 @@ TEST(SimulatorPreemption, ASavedJobLosesWorkSinceItsLastSaveAndPaysItsRestart) {
   ExpectStay(low.stays[1], 7, 8, 15, 15);
   EXPECT_EQ(low.preemptions(), 1);
   EXPECT_EQ(low.end_step(), 15);
-  EXPECT_EQ(*OutcomeOf(w, run, "high1").start_step, 5);
+  EXPECT_EQ(*OutcomeOf(w, run, "high1").start_step(), 5);
 
   const PeriodMetrics m = ComputeSimMetrics(w, run).total;
   EXPECT_EQ(m.preemptions, 1);
@@ -91,7 +91,7 @@ TEST(SimulatorPreemption, WithoutACheckpointTheHighPriorityJobWaits) {
   w.jobs[0].checkpoint.reset();
   const SimRun run = MustSimulate(w, "priority-preempt");
   EXPECT_EQ(OutcomeOf(w, run, "low").stays.size(), 1U);
-  EXPECT_EQ(*OutcomeOf(w, run, "high1").start_step, 10);
+  EXPECT_EQ(*OutcomeOf(w, run, "high1").start_step(), 10);
   EXPECT_EQ(ComputeSimMetrics(w, run).total.lost_gpu_steps, 0);
 }
 

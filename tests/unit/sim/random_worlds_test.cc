@@ -43,8 +43,11 @@ SimOptions OptionsFor(uint64_t seed) {
 bool SameRun(const SimRun& a, const SimRun& b) {
   if (a.jobs.size() != b.jobs.size() || a.decisions.size() != b.decisions.size()) return false;
   for (size_t i = 0; i < a.jobs.size(); ++i) {
-    if (a.jobs[i].start_step != b.jobs[i].start_step ||
-        a.jobs[i].first_gpu != b.jobs[i].first_gpu || a.jobs[i].shape != b.jobs[i].shape) {
+    auto first_gpu = [](const JobOutcome& o) {
+      return o.stays.empty() ? -1 : o.stays.front().first_gpu;
+    };
+    if (a.jobs[i].start_step() != b.jobs[i].start_step() ||
+        first_gpu(a.jobs[i]) != first_gpu(b.jobs[i]) || a.jobs[i].shape != b.jobs[i].shape) {
       return false;
     }
   }

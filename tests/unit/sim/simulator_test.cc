@@ -30,11 +30,11 @@ TEST(Simulator, OverrunKeepsItsBlockAndTheNextJobWaits) {
   w.jobs.push_back(MakeWorldJob("a", 0, 2, 5, 3));
   w.jobs.push_back(MakeWorldJob("b", 1, 2, 2, 2));
   SimRun run = MustSimulate(w, "fifo");
-  EXPECT_EQ(OutcomeOf(w, run, "a").start_step, 0);
+  EXPECT_EQ(OutcomeOf(w, run, "a").start_step(), 0);
   EXPECT_EQ(OutcomeOf(w, run, "a").actual_steps, 5);
   EXPECT_EQ(OutcomeOf(w, run, "a").forecast_steps, 3);
-  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 5);
-  EXPECT_EQ(OutcomeOf(w, run, "b").first_gpu, 0);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step(), 5);
+  EXPECT_EQ(OutcomeOf(w, run, "b").stays.front().first_gpu, 0);
   EXPECT_EQ(run.decisions.size(), 24u);  // every step
   ExpectCommittedLegal(w, run, "overrun");
 
@@ -64,8 +64,8 @@ TEST(Simulator, AConflictWithAnOverrunForcesARePlan) {
   o.replan_every = 4;
   o.replan_on_arrival = false;
   SimRun run = MustSimulate(w, "fifo", o);
-  EXPECT_EQ(OutcomeOf(w, run, "a").start_step, 0);
-  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 5);
+  EXPECT_EQ(OutcomeOf(w, run, "a").start_step(), 0);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step(), 5);
   const std::vector<std::pair<int, Trigger>> expected = {
       {0, Trigger::kStart},   {3, Trigger::kConflict}, {4, Trigger::kConflict},
       {8, Trigger::kCadence}, {12, Trigger::kCadence}, {16, Trigger::kCadence},
@@ -83,8 +83,8 @@ TEST(Simulator, AnEarlyEndIdlesUntilTheNextRePlan) {
   SimOptions every4;
   every4.replan_every = 4;
   every4.replan_on_arrival = false;
-  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo", every4), "b").start_step, 4);
-  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo"), "b").start_step, 2);
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo", every4), "b").start_step(), 4);
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo"), "b").start_step(), 2);
 }
 
 // Arrival re-plans: b arrives at step 1 on a free node. Re-planning only every 4 steps it waits
@@ -95,10 +95,10 @@ TEST(Simulator, AnArrivalTriggersARePlanWhenAsked) {
   SimOptions o;
   o.replan_every = 4;
   o.replan_on_arrival = false;
-  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo-backfill", o), "b").start_step, 4);
+  EXPECT_EQ(OutcomeOf(w, MustSimulate(w, "fifo-backfill", o), "b").start_step(), 4);
   o.replan_on_arrival = true;
   SimRun run = MustSimulate(w, "fifo-backfill", o);
-  EXPECT_EQ(OutcomeOf(w, run, "b").start_step, 1);
+  EXPECT_EQ(OutcomeOf(w, run, "b").start_step(), 1);
   ASSERT_GE(run.decisions.size(), 2u);
   EXPECT_EQ(run.decisions[1].step, 1);
   EXPECT_EQ(run.decisions[1].trigger, Trigger::kArrival);
@@ -114,11 +114,11 @@ TEST(Simulator, CommitWholePlanAndArrivalLookahead) {
   o.replan_every = 24;
   o.replan_on_arrival = false;
   SimRun blind = MustSimulate(w, "ordo", o);
-  EXPECT_EQ(OutcomeOf(w, blind, "late").start_step, 24);
+  EXPECT_EQ(OutcomeOf(w, blind, "late").start_step(), 24);
   EXPECT_EQ(blind.decisions.size(), 2u);
   o.arrivals_lookahead = true;
   SimRun seeing = MustSimulate(w, "ordo", o);
-  EXPECT_EQ(OutcomeOf(w, seeing, "late").start_step, 2);
+  EXPECT_EQ(OutcomeOf(w, seeing, "late").start_step(), 2);
   ExpectCommittedLegal(w, seeing, "lookahead");
 }
 
@@ -221,7 +221,7 @@ TEST(Simulator, JobsAfterTheWindowAreIgnored) {
   w.jobs.push_back(MakeWorldJob("out", 24, 1, 1, 1));
   SimRun run = MustSimulate(w, "fifo");
   ASSERT_EQ(run.jobs.size(), 1u);
-  EXPECT_EQ(OutcomeOf(w, run, "in").start_step, 23);
+  EXPECT_EQ(OutcomeOf(w, run, "in").start_step(), 23);
 }
 
 }  // namespace

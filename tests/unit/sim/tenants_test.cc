@@ -95,7 +95,7 @@ World StarvingWorld() {
 TEST(PlanningPriority, AgingStartsAJobThatBasePrioritiesStarve) {
   const World w = StarvingWorld();
   const SimRun base = MustSimulate(w, "priority-backfill");
-  EXPECT_FALSE(OutcomeOf(w, base, "big").start_step.has_value());
+  EXPECT_FALSE(OutcomeOf(w, base, "big").start_step().has_value());
 
   SimOptions o;
   o.planning = priority::PlanningOptions{};
@@ -103,24 +103,24 @@ TEST(PlanningPriority, AgingStartsAJobThatBasePrioritiesStarve) {
   const SimRun aged = MustSimulate(w, "priority-backfill", o);
   ExpectCommittedLegal(w, aged, "aging");
   const JobOutcome& big = OutcomeOf(w, aged, "big");
-  ASSERT_TRUE(big.start_step.has_value());
+  ASSERT_TRUE(big.start_step().has_value());
   // Its planning priority 1 + hours waited reaches the stream's 5 at step 4 at the earliest; the
   // stream jobs that queue behind it age too (5 x (1 + hours)), so it wins a few steps later.
-  EXPECT_GE(*big.start_step, 4);
-  EXPECT_LE(*big.start_step, 12);
+  EXPECT_GE(*big.start_step(), 4);
+  EXPECT_LE(*big.start_step(), 12);
 
   // Metrics are in base priorities: the big job's 16 GPU-steps count 1 each, the stream's 5.
   const SimMetrics m = ComputeSimMetrics(w, aged);
   double expected = 0;
   for (const JobOutcome& jo : aged.jobs) {
-    if (!jo.start_step) continue;
-    const int steps = std::min(jo.actual_steps, aged.steps - *jo.start_step);
+    if (!jo.start_step()) continue;
+    const int steps = std::min(jo.actual_steps, aged.steps - *jo.start_step());
     expected += w.jobs[jo.world_index].priority * jo.gpus * steps;
   }
   EXPECT_DOUBLE_EQ(m.total.batch_value, expected);
   EXPECT_EQ(m.total.wait_by_class[0].jobs, 1);  // the big job, priority 1
   EXPECT_EQ(m.total.wait_by_class[0].unstarted, 0);
-  EXPECT_DOUBLE_EQ(m.total.wait_by_class[0].mean_hours, *big.start_step);
+  EXPECT_DOUBLE_EQ(m.total.wait_by_class[0].mean_hours, *big.start_step());
   EXPECT_EQ(m.total.wait_by_class[1].jobs, 24);  // the stream, priority 5
   EXPECT_EQ(m.total.wait_by_class[2].jobs, 0);
 }
@@ -145,15 +145,15 @@ TEST(PlanningPriority, ATenantBelowItsShareIsServedFirst) {
   const World w = SharedWorld();
   ASSERT_TRUE(ValidateWorld(w));
   const SimRun base = MustSimulate(w, "priority-backfill");
-  EXPECT_EQ(OutcomeOf(w, base, "b1").start_step, 6);
-  EXPECT_EQ(OutcomeOf(w, base, "a1").start_step, 8);
+  EXPECT_EQ(OutcomeOf(w, base, "b1").start_step(), 6);
+  EXPECT_EQ(OutcomeOf(w, base, "a1").start_step(), 8);
 
   SimOptions o;
   o.planning = priority::PlanningOptions{};  // fair share only: no aging, no bound
   const SimRun fair = MustSimulate(w, "priority-backfill", o);
   ExpectCommittedLegal(w, fair, "fair share");
-  EXPECT_EQ(OutcomeOf(w, fair, "a1").start_step, 6);
-  EXPECT_EQ(OutcomeOf(w, fair, "b1").start_step, 8);
+  EXPECT_EQ(OutcomeOf(w, fair, "a1").start_step(), 6);
+  EXPECT_EQ(OutcomeOf(w, fair, "b1").start_step(), 8);
 
   // Tenant metrics of the fair run: a held 8 GPUs for 2 steps and had 8 GPUs of work from step 3
   // to 8 (waiting, then running): demand 40, entitled min(8, 4) x 5 = 20 GPU-hours.
@@ -194,8 +194,11 @@ TEST(PlanningPriority, OrdoWithPlanningPrioritiesIsDeterministicForASeed) {
   ExpectCommittedLegal(w, one, "ordo with planning priorities");
   ASSERT_EQ(one.jobs.size(), two.jobs.size());
   for (size_t k = 0; k < one.jobs.size(); ++k) {
-    EXPECT_EQ(one.jobs[k].start_step, two.jobs[k].start_step) << k;
-    EXPECT_EQ(one.jobs[k].first_gpu, two.jobs[k].first_gpu) << k;
+    EXPECT_EQ(one.jobs[k].start_step(), two.jobs[k].start_step()) << k;
+    EXPECT_EQ(one.jobs[k].stays.empty(), two.jobs[k].stays.empty()) << k;
+    if (!one.jobs[k].stays.empty()) {
+      EXPECT_EQ(one.jobs[k].stays.front().first_gpu, two.jobs[k].stays.front().first_gpu) << k;
+    }
     EXPECT_EQ(one.jobs[k].shape, two.jobs[k].shape) << k;
   }
   EXPECT_EQ(one.decisions.size(), two.decisions.size());

@@ -22,7 +22,7 @@ int ResumeSteps(const Job& job, const JobPlacement& p, int q) {
                                      std::max(0, q - job.running->restart_steps_left.value_or(0))
                                : q - *p.start_step;
   const int saved = job.checkpoint->SavedProgress(std::min(done, p.duration_steps));
-  return job.checkpoint->restart_steps + p.duration_steps - saved;
+  return job.checkpoint->ResumedStaySteps(p.duration_steps, saved);
 }
 
 }  // namespace ordo::policy::baselines
