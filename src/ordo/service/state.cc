@@ -281,7 +281,9 @@ CommittedStep CommitStep(State& state, const Scenario& scenario, const Plan& pla
     if (now >= record->start_step + record->stay_restart_steps) {
       step.value += record->job.priority * record->shape.gpus;
     } else {
+      // Stored with the job at every restart step, not only when the stay starts.
       record->lost_gpu_steps += record->shape.gpus;
+      if (!starts_on) changed_jobs.push_back(record->seq);
     }
   }
 

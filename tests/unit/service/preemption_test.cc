@@ -98,6 +98,26 @@ TEST(ServicePreemption, AHighPriorityArrivalTakesACheckpointedJobsNodeAndItResum
   EXPECT_EQ((*low)["finished_step"], 24);
 }
 
+// With two restart steps, the second (a step where nothing else about the job changes) is
+// stored too: a restarted service reports all of the job's lost GPU-steps.
+TEST(ServicePreemption, EveryRestartStepIsStored) {
+  ScratchDir dir;
+  {
+    auto engine = OpenEngine(Config(1, 12), Manual(dir));
+    ASSERT_TRUE(engine);
+    ASSERT_TRUE(testing::SubmitJob(*engine, kA, Checkpointed("low", 8, 20, 1, 2, 2)));
+    ASSERT_TRUE(engine->Advance(kAdminPrincipal, 3));
+    ASSERT_TRUE(testing::SubmitJob(*engine, kB, JobBody("high", 8, 2, 10)));
+    ASSERT_TRUE(engine->Advance(kAdminPrincipal, 4));  // steps 3-6: high, then low restarts 5-6
+  }
+  auto engine = OpenEngine(Config(1, 12), Manual(dir));
+  ASSERT_TRUE(engine);
+  auto low = engine->GetJob(kA, "low");
+  ASSERT_TRUE(low);
+  EXPECT_EQ((*low)["state"], "running") << low->dump();
+  EXPECT_EQ((*low)["lost_gpu_steps"], 8 + 2 * 8);  // 1 lost work step, 2 restart steps
+}
+
 TEST(ServicePreemption, AJobWithoutACheckpointIsNeverPreempted) {
   ScratchDir dir;
   auto engine = OpenEngine(Config(1, 12), Manual(dir));
