@@ -75,10 +75,10 @@ class SlurmCluster : public ::testing::Test {
   }
 
   // sbatch --hold with ordo's metadata; returns the job id.
-  int64_t Submit(const std::string& name, const std::string& meta, int gpus_per_node,
-                 int nodes = 1) {
+  int64_t Submit(const std::string& name, const std::string& meta, int gpus_per_node, int nodes = 1,
+                 const std::string& requeue = "--no-requeue") {
     const CommandResult r =
-        Sh({"sbatch", "--parsable", "--hold", "-o", "/dev/null", "-J", name,
+        Sh({"sbatch", "--parsable", "--hold", requeue, "-o", "/dev/null", "-J", name,
             "--comment=ordo:" + meta, "--gres=gpu:" + std::to_string(gpus_per_node), "-N",
             std::to_string(nodes), "--wrap", "sleep 600"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -315,6 +315,67 @@ TEST_F(SlurmCluster, HighPriorityJobSubmittedLaterStartsBeforeFifoOrder) {
   EXPECT_EQ(jobs[high].nodes, std::vector<std::string>{"n4"});
   EXPECT_TRUE(Waits(jobs[low1]));
   EXPECT_TRUE(Waits(jobs[low2]));
+}
+
+TEST_F(SlurmCluster, HighPriorityJobTakesTheNodeOfACheckpointedJobWhichComesBackLater) {
+  // Something outside ordo holds two nodes; n3 and n4 are left.
+  const CommandResult filler = Sh({"sbatch", "--parsable", "-o", "/dev/null", "-J", "filler", "-N",
+                                   "2", "-w", "n1,n2", "--gres=gpu:8", "--wrap", "sleep 600"});
+  ASSERT_EQ(filler.exit_code, 0) << filler.err;
+  ASSERT_TRUE(WaitRunning({std::atoll(filler.out.c_str())}));
+  // Saves every hour, 10 minutes to restart from a save: preemptible (with --requeue).
+  const int64_t low = Submit(
+      "low", "kind=training,priority=1,duration=10h,checkpoint=1h,restart=10m", 8, 1, "--requeue");
+  // The same, but not requeue-able: ordo must never preempt it.
+  const int64_t keep = Submit("keep", "kind=training,priority=1,duration=10h,checkpoint=1h", 8);
+  const int64_t t0 = Now();
+  const OrdoRun run1 = Ordo({"--now", std::to_string(t0)});
+  ASSERT_EQ(run1.exit_code, 0) << run1.err;
+  ASSERT_TRUE(WaitRunning({low, keep})) << run1.err;
+  const SlurmJob keep_before = JobMap()[keep];
+  const std::vector<std::string> low_nodes = JobMap()[low].nodes;
+  const int64_t low_started = JobMap()[low].start_time;
+
+  // 3 h 20 min later by ordo's clock a priority-10 job arrives for the whole node.
+  const int64_t high = Submit("high", "kind=training,priority=10,duration=2h", 8);
+  const int64_t t1 = low_started + 3 * 3600 + 20 * 60;
+  const std::string plan1_path = dir_ + "/preempt-plan1.json";
+  const OrdoRun run2 = Ordo({"--now", std::to_string(t1), "--plan-out", plan1_path});
+  ASSERT_EQ(run2.exit_code, 0) << run2.err;
+  const Plan plan1 = ReadPlan(plan1_path);
+  EXPECT_EQ(plan1.metrics.preemptions, 1) << run2.err;
+  EXPECT_NE(run2.err.find("preempt job " + std::to_string(low)), std::string::npos) << run2.err;
+  ASSERT_TRUE(WaitRunning({high})) << run2.err;
+  auto jobs = JobMap();
+  EXPECT_EQ(jobs[high].nodes, low_nodes);
+  EXPECT_EQ(jobs[keep].state, "RUNNING");
+  EXPECT_EQ(jobs[keep].start_time, keep_before.start_time) << "a job without --requeue was moved";
+  EXPECT_TRUE(jobs[low].pending()) << jobs[low].state;
+  EXPECT_TRUE(jobs[low].deferred_by_ordo());
+  EXPECT_EQ(jobs[low].admin_comment, "ordo:deferred,saved=180m");
+  EXPECT_TRUE(Waits(jobs[low])) << "the requeued job waits for ordo, not for Slurm's 121 s";
+
+  // The high job ends; two hours later ordo resumes the low one on the free node.
+  Sh({"scancel", std::to_string(high)});
+  for (int i = 0; i < 100 && (JobMap()[high].running() || JobMap()[high].pending()); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string plan2_path = dir_ + "/preempt-plan2.json";
+  const OrdoRun run3 =
+      Ordo({"--now", std::to_string(t1 + 2 * 3600 + 60), "--plan-out", plan2_path});
+  ASSERT_EQ(run3.exit_code, 0) << run3.err;
+  ASSERT_TRUE(WaitRunning({low})) << run3.err;
+  jobs = JobMap();
+  EXPECT_EQ(jobs[low].nodes, low_nodes);
+  EXPECT_EQ(jobs[low].admin_comment, "ordo:saved=180m") << "its saved work is remembered";
+  // Planned for its restart step and the 7 of 10 hours it had not saved.
+  bool planned = false;
+  for (const JobPlacement& p : ReadPlan(plan2_path).jobs) {
+    if (p.id != std::to_string(low)) continue;
+    planned = true;
+    EXPECT_EQ(p.start_step, 0);
+    EXPECT_EQ(p.duration_steps, 1 + 10 - 3);
+  }
+  EXPECT_TRUE(planned);
 }
 
 TEST_F(SlurmCluster, WaitingJobsGoToSlurmWhenOrdoFallsSilentAndBackToOrdoWhenItReturns) {

@@ -35,6 +35,8 @@ class FakeSlurm final : public SlurmClient {
     int64_t eligible_time = 1000;  // its begin time (StartTime=)
     std::string admin_comment;
     bool batch = true;
+    bool requeue = false;  // submitted --requeue
+    int restarts = 0;      // times requeued
     std::string account = "research";
   };
 
@@ -112,6 +114,7 @@ class FakeSlurm final : public SlurmClient {
         return CommandResult{};
       }
       if (argv[1] == "update") return Update(argv);
+      if (argv[1] == "requeue") return Requeue(std::stoll(argv[2]));
     }
     return CommandResult{1, "", "fake: unknown command " + line + "\n"};
   }
@@ -197,7 +200,9 @@ class FakeSlurm final : public SlurmClient {
                       {"submit_time", j.submit_time},
                       {"start_time", j.start_time},
                       {"time_limit", nullptr},
-                      {"batch_flag", j.batch}});
+                      {"batch_flag", j.batch},
+                      {"requeue", j.requeue},
+                      {"restart_cnt", j.restarts}});
     }
     return nlohmann::json{
         {"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", jobs}}
@@ -221,6 +226,28 @@ class FakeSlurm final : public SlurmClient {
       out.push_back(std::stoi(item.substr(first + 5, item.rfind(':') - first - 5)));
     }
     return out;
+  }
+
+  // Slurm 22.05's requeue: a requeue-able batch job goes back to pending (not held), its GPUs
+  // freed, with a begin time 121 s away; any other job is refused.
+  Result<CommandResult> Requeue(int64_t id) {
+    auto it = jobs_.find(id);
+    if (it == jobs_.end()) return CommandResult{1, "", "Invalid job id specified\n"};
+    Job& j = it->second;
+    if (!j.requeue || !j.batch) {
+      return CommandResult{
+          1, "", "Requested operation is presently disabled for job " + std::to_string(id) + "\n"};
+    }
+    if (j.state != "RUNNING") return CommandResult{1, "", "Job is pending execution\n"};
+    j.state = "PENDING";
+    j.held = false;
+    j.required_nodes = j.nodes;
+    j.nodes.clear();
+    j.indices.clear();
+    j.start_time = 0;
+    j.eligible_time = now + 121;
+    ++j.restarts;
+    return CommandResult{};
   }
 
   Result<CommandResult> Update(const std::vector<std::string>& argv) {

@@ -204,9 +204,14 @@ Result<CycleReport> RunCycle(SlurmClient& client, const SlurmConfig& config,
   report.actions = DecideActions(report.mapping, report.plan, config);
   if (log) {
     int starts = 0;
-    for (const Action& a : report.actions) starts += a.kind == ActionKind::kStartJob ? 1 : 0;
+    int preempts = 0;
+    for (const Action& a : report.actions) {
+      starts += a.kind == ActionKind::kStartJob ? 1 : 0;
+      preempts += a.kind == ActionKind::kPreempt ? 1 : 0;
+    }
     log("plan (" + options.policy + "): " + std::to_string(starts) + " jobs start now, " +
-        std::to_string(report.actions.size()) + " actions" + (options.dry_run ? " (dry run)" : ""));
+        std::to_string(preempts) + " preempted now, " + std::to_string(report.actions.size()) +
+        " actions" + (options.dry_run ? " (dry run)" : ""));
   }
   report.applied =
       ApplyActions(client, report.actions, config, options.dry_run, options.dry_out, sleep, log);

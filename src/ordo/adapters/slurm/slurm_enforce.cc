@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ordo::slurm {
@@ -21,6 +22,64 @@ std::string GresFor(const SlurmNode& node, const std::vector<int>& indices) {
   items.reserve(indices.size());
   for (int i : indices) items.push_back("gpu:" + node.index_types[static_cast<size_t>(i)] + ":1");
   return Join(items, ",");
+}
+
+// Pins a waiting job to the block [first_gpu, first_gpu + gpus) and lets it start: see the
+// header. `held`: it is held (else deferred: pushed out first, then made due); `marked`: its admin
+// comment is ordo's mark, replaced by what stays of it (the saved work of a resumed job).
+Action StartAction(const Mapping& mapping, int64_t slurm_id, int first_gpu, int gpus,
+                   int duration_steps, bool held, bool marked, std::optional<int> saved_minutes,
+                   const std::string& keep_until) {
+  const std::string id = std::to_string(slurm_id);
+  // The planned block, node by node (a block is inside one node or covers whole nodes).
+  std::vector<std::string> nodes;
+  std::vector<int> indices;
+  const SlurmNode* first_node = nullptr;
+  bool typed = true;
+  for (int g = first_gpu; g < first_gpu + gpus;) {
+    const auto [node, index] = mapping.Locate(g);
+    const SlurmNode& n = mapping.nodes[static_cast<size_t>(node)];
+    const int on_node = std::min(gpus, mapping.node_gpus[static_cast<size_t>(node)] - index);
+    if (first_node == nullptr) {
+      first_node = &n;
+      for (int i = index; i < index + on_node; ++i) indices.push_back(i);
+    }
+    typed = typed && n.index_typed();
+    nodes.push_back(n.name);
+    g += on_node;
+  }
+  Action a;
+  a.kind = ActionKind::kStartJob;
+  a.job = slurm_id;
+  a.node = Join(nodes, ",");
+  a.gpus = indices;
+  a.description = "start job " + id + " on " + a.node + " GPUs " + FormatIndices(indices) + " (" +
+                  std::to_string(gpus) + " GPUs, " + std::to_string(duration_steps) +
+                  " steps; scenario GPUs " + std::to_string(first_gpu) + "-" +
+                  std::to_string(first_gpu + gpus - 1) + ")";
+  const std::string num_nodes = "NumNodes=" + std::to_string(nodes.size());
+  const std::string node_list = "NodeList=" + a.node;
+  // A job that is not held could start the moment its begin time passes: push it out first, so
+  // that it cannot start between the commands below with half its request changed.
+  if (!held) a.commands.push_back({"scontrol", "update", "JobId=" + id, keep_until});
+  if (typed) {
+    // Two updates: clearing first is what makes 22.05 accept a typed request (see the header).
+    a.commands.push_back({"scontrol", "update", "JobId=" + id, "TresPerNode="});
+    a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
+                          "Gres=" + GresFor(*first_node, indices)});
+  } else {
+    a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
+                          "Gres=gpu:" + std::to_string(indices.size())});
+  }
+  if (!held || marked) {
+    // Due now, and no longer ordo's deferral: a later cycle sees it as released by ordo. A resumed
+    // job's mark keeps its saved work, from which its progress is counted while it runs.
+    a.commands.push_back({"scontrol", "update", "JobId=" + id, "StartTime=now"});
+    if (marked)
+      a.commands.back().push_back("AdminComment=" + FormatOrdoMark({false, saved_minutes}));
+  }
+  if (held) a.commands.push_back({"scontrol", "release", id});
+  return a;
 }
 
 }  // namespace
@@ -48,9 +107,37 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
   std::vector<Action> waits;
   const Scenario& sc = mapping.scenario;
   const std::string keep_until = "StartTime=now+" + std::to_string(SilenceSeconds(config));
-  // ---- jobs the plan starts now
   std::map<std::string, const JobPlacement*> placement;
   for (const JobPlacement& p : plan.jobs) placement[p.id] = &p;
+  // ---- running jobs the plan preempts now: requeued, then kept waiting with their saved work
+  // in ordo's mark; a migration (resumed at once on another block) is started again at once.
+  std::vector<Action> preempts;
+  for (const Preemptible& pr : mapping.preemptible) {
+    const auto it = placement.find(sc.jobs[static_cast<size_t>(pr.job)].id);
+    if (it == placement.end() || it->second->preempt_step != 0) continue;
+    const JobPlacement& p = *it->second;
+    const std::string id = std::to_string(pr.slurm_id);
+    Action a;
+    a.kind = ActionKind::kPreempt;
+    a.job = pr.slurm_id;
+    a.description = "preempt job " + id + ": requeued with " + std::to_string(pr.saved_minutes) +
+                    " min of work saved, " +
+                    std::to_string(pr.progress_minutes - pr.saved_minutes) + " min lost";
+    a.commands = {{"scontrol", "requeue", id},
+                  {"scontrol", "update", "JobId=" + id, keep_until,
+                   "AdminComment=" + FormatOrdoMark({true, pr.saved_minutes})}};
+    if (p.resume && p.resume->start_step == 0) {
+      Action start = StartAction(mapping, pr.slurm_id, p.resume->first_gpu, p.gpus,
+                                 p.duration_steps, false, true, pr.saved_minutes, keep_until);
+      a.description += "; migrated: " + start.description;
+      a.node = start.node;
+      a.gpus = start.gpus;
+      // The first command pushes its begin time out again: the requeue's update just did.
+      a.commands.insert(a.commands.end(), start.commands.begin() + 1, start.commands.end());
+    }
+    preempts.push_back(std::move(a));
+  }
+  // ---- jobs the plan starts now
   for (const Candidate& c : mapping.candidates) {
     const auto it = placement.find(sc.jobs[static_cast<size_t>(c.job)].id);
     const std::string id = std::to_string(c.slurm_id);
@@ -61,12 +148,12 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
       Action a;
       a.kind = ActionKind::kDefer;
       a.job = c.slurm_id;
+      const std::string mark = "AdminComment=" + FormatOrdoMark({true, c.saved_minutes});
       switch (c.waiting) {
         case Waiting::kHeld:
           a.description = "defer job " + id + ": its hold becomes a begin time " +
                           std::to_string(SilenceSeconds(config)) + " s away, renewed every cycle";
-          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until,
-                         "AdminComment=" + std::string(kDeferredMark)},
+          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until, mark},
                         {"scontrol", "release", id}};
           break;
         case Waiting::kDeferred:
@@ -75,61 +162,15 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
           break;
         case Waiting::kReleased:
           a.description = "defer job " + id + " again (released, not started, its GPUs are taken)";
-          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until,
-                         "AdminComment=" + std::string(kDeferredMark)}};
+          a.commands = {{"scontrol", "update", "JobId=" + id, keep_until, mark}};
           break;
       }
       (c.waiting == Waiting::kReleased ? redefers : waits).push_back(std::move(a));
       continue;
     }
     const JobPlacement& p = *it->second;
-    // The planned block, node by node (a block is inside one node or covers whole nodes).
-    std::vector<std::string> nodes;
-    std::vector<int> indices;
-    const SlurmNode* first_node = nullptr;
-    bool typed = true;
-    for (int g = p.first_gpu; g < p.first_gpu + p.gpus;) {
-      const auto [node, index] = mapping.Locate(g);
-      const SlurmNode& n = mapping.nodes[static_cast<size_t>(node)];
-      const int on_node = std::min(p.gpus, mapping.node_gpus[static_cast<size_t>(node)] - index);
-      if (first_node == nullptr) {
-        first_node = &n;
-        for (int i = index; i < index + on_node; ++i) indices.push_back(i);
-      }
-      typed = typed && n.index_typed();
-      nodes.push_back(n.name);
-      g += on_node;
-    }
-    Action a;
-    a.kind = ActionKind::kStartJob;
-    a.job = c.slurm_id;
-    a.node = Join(nodes, ",");
-    a.gpus = indices;
-    a.description = "start job " + id + " on " + a.node + " GPUs " + FormatIndices(indices) + " (" +
-                    std::to_string(p.gpus) + " GPUs, " + std::to_string(p.duration_steps) +
-                    " steps; scenario GPUs " + std::to_string(p.first_gpu) + "-" +
-                    std::to_string(p.first_gpu + p.gpus - 1) + ")";
-    const std::string num_nodes = "NumNodes=" + std::to_string(nodes.size());
-    const std::string node_list = "NodeList=" + a.node;
-    const bool held = c.waiting == Waiting::kHeld;
-    // A job that is not held could start the moment its begin time passes: push it out first, so
-    // that it cannot start between the commands below with half its request changed.
-    if (!held) a.commands.push_back({"scontrol", "update", "JobId=" + id, keep_until});
-    if (typed) {
-      // Two updates: clearing first is what makes 22.05 accept a typed request (see the header).
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, "TresPerNode="});
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
-                            "Gres=" + GresFor(*first_node, indices)});
-    } else {
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, num_nodes, node_list,
-                            "Gres=gpu:" + std::to_string(indices.size())});
-    }
-    if (!held || c.marked) {
-      // Due now, and no longer ordo's deferral: a later cycle sees it as released by ordo.
-      a.commands.push_back({"scontrol", "update", "JobId=" + id, "StartTime=now"});
-      if (c.marked) a.commands.back().emplace_back("AdminComment=");
-    }
-    if (held) a.commands.push_back({"scontrol", "release", id});
+    Action a = StartAction(mapping, c.slurm_id, p.first_gpu, p.gpus, p.duration_steps,
+                           c.waiting == Waiting::kHeld, c.marked, c.saved_minutes, keep_until);
     starts.push_back(std::move(a));
   }
 
@@ -242,7 +283,7 @@ std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
   }
 
   std::vector<Action> all;
-  for (auto* list : {&redefers, &cancels, &starts, &creates, &waits}) {
+  for (auto* list : {&preempts, &redefers, &cancels, &starts, &creates, &waits}) {
     for (Action& a : *list) all.push_back(std::move(a));
   }
   return all;

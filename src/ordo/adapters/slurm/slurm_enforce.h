@@ -12,6 +12,11 @@
 //    `scontrol release X`) and a deferred one renewed (`StartTime=now+SILENCE`) every cycle. When
 //    ordo stops, the begin times pass and Slurm's own priority scheduling starts the jobs; a
 //    restarted ordo recognises its mark and takes the still-waiting ones back.
+//  - a running job the plan preempts at step 0 (only a Preemptible one: checkpointed, requeue-able)
+//    is requeued, `scontrol requeue X`, and kept waiting at once: `scontrol update JobId=X
+//    StartTime=now+SILENCE AdminComment=ordo:deferred,saved=180m` (its saved work: Slurm does not
+//    know it). Planned to resume at step 0 on another block (a migration), it is then pinned there
+//    and made due like a deferred job. Slurm frees its GPUs when the requeue has killed it.
 //  - a service's capacity is one placeholder allocation per GPU (`salloc --no-shell -J
 //    ordo-svc-ID -w NODE --gres=gpu:gI:1`): placeholders the plan no longer wants are cancelled
 //    first, then jobs start, then new placeholders are made. Placeholders stay where they are when
@@ -31,7 +36,7 @@
 namespace ordo::slurm {
 
 /// Stored in logs only; values may change.
-enum class ActionKind { kDefer, kCancelPlaceholder, kStartJob, kCreatePlaceholder };
+enum class ActionKind { kDefer, kCancelPlaceholder, kStartJob, kCreatePlaceholder, kPreempt };
 
 /// One decision and the commands that carry it out, in order.
 struct Action {
@@ -45,9 +50,9 @@ struct Action {
 };
 
 /// The actions that make Slurm follow step 0 of `plan` (a legal plan of mapping.scenario), in the
-/// order they must run: re-deferrals of released jobs whose GPUs were taken, placeholder
-/// cancellations, job starts, new placeholders, then the deferrals and renewals that keep every
-/// other candidate waiting for `SilenceSeconds(config)` more.
+/// order they must run: preemptions (and migrations), re-deferrals of released jobs whose GPUs were
+/// taken, placeholder cancellations, job starts, new placeholders, then the deferrals and renewals
+/// that keep every other candidate waiting for `SilenceSeconds(config)` more.
 std::vector<Action> DecideActions(const Mapping& mapping, const Plan& plan,
                                   const SlurmConfig& config);
 

@@ -47,6 +47,20 @@ std::vector<std::pair<int, int>> AlignedPieces(const Cluster& cluster,
   return pieces;
 }
 
+// How long a job of `gpus` GPUs is expected to run: its metadata (the shape of that size, else its
+// duration, else its first shape), else its time limit; none when unlimited.
+std::optional<int> ExpectedMinutes(const std::optional<OrdoMetadata>& meta, int gpus,
+                                   std::optional<int> time_limit_minutes) {
+  if (meta) {
+    for (const auto& s : meta->shapes) {
+      if (s.gpus == gpus) return s.minutes;
+    }
+    if (meta->duration_minutes) return meta->duration_minutes;
+    if (!meta->shapes.empty()) return meta->shapes.front().minutes;
+  }
+  return time_limit_minutes;
+}
+
 std::string JobLabel(const SlurmJob& job) {
   return "job " + std::to_string(job.id) + (job.name.empty() ? "" : " (" + job.name + ")");
 }
@@ -134,23 +148,45 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     return *meta;
   };
 
+  // A job's checkpoint in steps: saves no more often than it says, restarts no faster.
+  auto checkpoint_of = [&](const OrdoMetadata& meta) {
+    const int step_min = config.step_minutes;
+    return Checkpoint{std::max(1, CeilDiv(*meta.checkpoint_minutes, step_min)),
+                      CeilDiv(meta.restart_minutes, step_min)};
+  };
+  // ordo may preempt it: it saves, and Slurm may requeue it.
+  auto may_preempt = [](const SlurmJob& job, const std::optional<OrdoMetadata>& meta) {
+    return meta && meta->checkpoint_minutes && job.requeue && job.batch;
+  };
+
   auto add_pinned = [&](const SlurmJob& job, const std::vector<int>& ids, int start_step,
                         int elapsed_steps) {
     const std::optional<OrdoMetadata> meta = metadata_of(job);
-    // How long the job is expected to run: its metadata (the shape that matches its size), else its
-    // time limit, else (unlimited) past the horizon.
-    std::optional<int> minutes;
-    if (meta) {
-      for (const auto& s : meta->shapes) {
-        if (s.gpus == static_cast<int>(ids.size())) minutes = s.minutes;
-      }
-      if (!minutes && meta->duration_minutes) minutes = meta->duration_minutes;
-      if (!minutes && !meta->shapes.empty()) minutes = meta->shapes.front().minutes;
-    }
-    if (!minutes) minutes = job.time_limit_minutes;
+    const std::optional<int> minutes =
+        ExpectedMinutes(meta, static_cast<int>(ids.size()), job.time_limit_minutes);
     int duration = minutes ? CeilDiv(*minutes, step_s / 60) : config.horizon_steps + elapsed_steps;
     duration = std::clamp(std::max(duration, elapsed_steps + 1), 1, Limits::kMaxDurationSteps);
+    if (job.state == "COMPLETING") duration = elapsed_steps + 1;  // ending: its GPUs free soon
     const auto pieces = AlignedPieces(sc.cluster, ids);
+    // A running job ordo resumed after a preemption: its mark says what it had saved; its work
+    // since then starts after its restart.
+    const std::optional<OrdoMark> mark = ParseOrdoMark(job.admin_comment);
+    const std::optional<int> resumed_from = mark ? mark->saved_minutes : std::nullopt;
+    const bool running = job.state == "RUNNING";  // not ending, not released and yet to start
+    const int elapsed_min =
+        static_cast<int>(std::clamp<int64_t>((now - job.start_time) / 60, 0, Limits::kMaxAbsStep));
+    const int restart_min = meta ? meta->restart_minutes : 0;
+    const int progress_min =
+        resumed_from ? *resumed_from + std::max(0, elapsed_min - restart_min) : elapsed_min;
+    const int progress_steps = progress_min / config.step_minutes;
+    if (running && resumed_from) {
+      duration = std::clamp(std::max(duration, progress_steps + 1), 1, Limits::kMaxDurationSteps);
+    }
+    if (running && meta && meta->checkpoint_minutes && !may_preempt(job, meta)) {
+      m.notes.push_back(JobLabel(job) + ": has checkpoint= but " +
+                        (job.batch ? "was not submitted --requeue" : "is not a batch job") +
+                        ": ordo never preempts it");
+    }
     for (size_t k = 0; k < pieces.size(); ++k) {
       Job j;
       j.id = std::to_string(job.id) + (pieces.size() > 1 ? "/" + std::to_string(k) : "");
@@ -161,6 +197,19 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
       j.arrival_step = start_step;
       j.shapes = {Shape{pieces[k].second, duration}};
       j.running = RunningPlacement{start_step, pieces[k].first};
+      if (running && resumed_from && pieces.size() == 1) {
+        j.running->progress_steps = std::min(progress_steps, duration - 1);
+        const int restart_left_min = std::max(0, restart_min - elapsed_min);
+        if (restart_left_min > 0) {
+          j.running->restart_steps_left = CeilDiv(restart_left_min, config.step_minutes);
+        }
+      }
+      if (running && pieces.size() == 1 && may_preempt(job, meta)) {
+        j.checkpoint = checkpoint_of(*meta);
+        m.preemptible.push_back(
+            Preemptible{static_cast<int>(sc.jobs.size()), job.id, progress_min,
+                        progress_min / *meta->checkpoint_minutes * *meta->checkpoint_minutes});
+      }
       sc.jobs.push_back(std::move(j));
     }
     for (int g : ids) owner[static_cast<size_t>(g)] = 1;
@@ -286,8 +335,21 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     const int64_t waited = std::max<int64_t>(0, now - job->submit_time) / step_s;
     j.arrival_step = -static_cast<int>(std::min<int64_t>(waited, Limits::kMaxAbsStep));
     if (md.gpu_type) j.requirement.gpu_type = md.gpu_type;
+    if (may_preempt(*job, md)) j.checkpoint = checkpoint_of(md);
+    const std::optional<OrdoMark> mark = ParseOrdoMark(job->admin_comment);
+    const std::optional<int> saved = mark ? mark->saved_minutes : std::nullopt;
     std::string bad;
-    if (!md.shapes.empty()) {
+    if (saved && j.checkpoint) {
+      // Preempted by ordo, waiting to resume on a block of the size it had: the work it has not
+      // saved plus its restart (a waiting job has no field for either, so its duration carries
+      // both, as in the simulator and `ordo serve`).
+      const int gpus = job->gpus_per_node * job->node_count;
+      const int step_min = config.step_minutes;
+      const int saved_steps = *saved / step_min;
+      const std::optional<int> minutes = ExpectedMinutes(md, gpus, job->time_limit_minutes);
+      const int work = std::max(minutes ? CeilDiv(*minutes, step_min) : 1, saved_steps + 1);
+      j.shapes.push_back(Shape{gpus, j.checkpoint->ResumedStaySteps(work, saved_steps)});
+    } else if (!md.shapes.empty()) {
       for (const auto& s : md.shapes)
         j.shapes.push_back(Shape{s.gpus, std::max(1, CeilDiv(s.minutes, step_s / 60))});
     } else {
@@ -306,11 +368,11 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
       continue;
     }
     Candidate cand{static_cast<int>(sc.jobs.size()), job->id, waiting};
-    cand.marked = job->admin_comment == kDeferredMark;
-    cand.foreign_admin_comment =
-        waiting == Waiting::kHeld && !cand.marked && !job->admin_comment.empty();
+    cand.marked = mark && mark->deferred;
+    cand.foreign_admin_comment = waiting == Waiting::kHeld && !mark && !job->admin_comment.empty();
     cand.submit_time = job->submit_time;
     cand.account = job->account;
+    cand.saved_minutes = saved;
     m.candidates.push_back(cand);
     sc.jobs.push_back(std::move(j));
   }

@@ -8,11 +8,15 @@
 // block, else one pinned piece per aligned block); pending jobs whose comment starts with "ordo:"
 // and that are held by their user or deferred by ordo (kDeferredMark) are the jobs to plan; a job
 // ordo released that has not started yet is pinned at step 0 on the GPUs it was given. Jobs held
-// by an administrator are left alone. Services: each configured service's demand window, with
-// current_gpus = the placeholder allocations (`ordo-svc-ID`) it holds.
+// by an administrator are left alone. A running job with `checkpoint=` in its comment, submitted
+// requeue-able, carries its `checkpoint` and progress (its mark's saved work plus what it did
+// since, less its restart) so that the planner may preempt it; a job ordo preempted waits to resume
+// with the work it had saved (Candidate::saved_minutes). Services: each configured service's demand
+// window, with current_gpus = the placeholder allocations (`ordo-svc-ID`) it holds.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +58,18 @@ struct Candidate {
   bool foreign_admin_comment = false;
   int64_t submit_time = 0;  // Unix seconds: its wait, for the planning priority
   std::string account;      // its tenant, for the fair-share factor
+  /// Work it had saved when ordo preempted it (its mark's `saved=`): it waits to resume, and its
+  /// mark keeps this when it starts again.
+  std::optional<int> saved_minutes;
+};
+
+/// A running job ordo may preempt (`scontrol requeue`): scenario.jobs[job] carries its
+/// `checkpoint`. Only batch jobs submitted requeue-able whose comment has `checkpoint=`.
+struct Preemptible {
+  int job = 0;
+  int64_t slurm_id = 0;
+  int progress_minutes = 0;  // work done by now
+  int saved_minutes = 0;     // what it keeps if preempted now: its last save
 };
 
 /// A running placeholder allocation of one GPU for a service.
@@ -69,6 +85,7 @@ struct Mapping {
   std::vector<int> node_first_gpu;  // scenario GPU id of each node's index 0
   std::vector<int> node_gpus;       // GPUs of each node in the model (a power of two)
   std::vector<Candidate> candidates;
+  std::vector<Preemptible> preemptible;
   std::vector<Placeholder> placeholders;
   /// One line per job or allocation left out of the model, and why.
   std::vector<std::string> notes;

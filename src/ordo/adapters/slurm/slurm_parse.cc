@@ -99,6 +99,14 @@ Result<std::optional<int64_t>> GetNumber(const json& obj, const char* key,
   return FailInput(where + "." + key, "expected a number");
 }
 
+// A boolean; `fallback` when absent or null.
+Result<bool> GetBool(const json& obj, const char* key, const std::string& where, bool fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return FailInput(where + "." + key, "expected true or false");
+  return it->get<bool>();
+}
+
 Result<std::vector<std::string>> GetStringList(const json& obj, const char* key,
                                                const std::string& where) {
   std::vector<std::string> out;
@@ -191,7 +199,48 @@ bool SlurmJob::held() const {
           reason == "job_requeued_in_held_state");
 }
 
-bool SlurmJob::deferred_by_ordo() const { return pending() && admin_comment == kDeferredMark; }
+namespace {
+// A duration that may be zero ("0", "0m"): a restart that costs nothing, nothing saved yet.
+Result<int> ParseMinutesOrZero(std::string_view text) {
+  const std::string_view t = Trim(text);
+  if (t == "0" || t == "0m") return 0;
+  return ParseDurationMinutes(t);
+}
+}  // namespace
+
+bool SlurmJob::deferred_by_ordo() const {
+  if (!pending()) return false;
+  const std::optional<OrdoMark> mark = ParseOrdoMark(admin_comment);
+  return mark && mark->deferred;
+}
+
+std::optional<OrdoMark> ParseOrdoMark(std::string_view admin_comment) {
+  const std::string_view c = Trim(admin_comment);
+  if (c.rfind("ordo:", 0) != 0) return std::nullopt;
+  OrdoMark mark;
+  for (std::string_view item : Split(c.substr(5), ',')) {
+    item = Trim(item);
+    if (item == "deferred") {
+      mark.deferred = true;
+    } else if (item.rfind("saved=", 0) == 0) {
+      auto minutes = ParseMinutesOrZero(item.substr(6));
+      if (!minutes) return std::nullopt;
+      mark.saved_minutes = *minutes;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return mark;
+}
+
+std::string FormatOrdoMark(const OrdoMark& mark) {
+  std::string items;
+  if (mark.deferred) items = "deferred";
+  if (mark.saved_minutes) {
+    items += (items.empty() ? "saved=" : ",saved=") + std::to_string(*mark.saved_minutes) + "m";
+  }
+  return items.empty() ? std::string() : "ordo:" + items;
+}
 
 bool SlurmJob::running() const {
   return state == "RUNNING" || state == "COMPLETING" || state == "SUSPENDED" ||
@@ -391,6 +440,7 @@ Result<std::optional<OrdoMetadata>> ParseOrdoComment(std::string_view comment) {
   OrdoMetadata meta;
   bool has_kind = false;
   bool has_priority = false;
+  bool has_restart = false;
   for (std::string_view pair : Split(c.substr(5), ',')) {
     pair = Trim(pair);
     if (pair.empty()) continue;
@@ -443,14 +493,28 @@ Result<std::optional<OrdoMetadata>> ParseOrdoComment(std::string_view comment) {
       }
     } else if (key == "gpu_type") {
       meta.gpu_type = std::string(value);
+    } else if (key == "checkpoint") {
+      auto d = ParseDurationMinutes(value);
+      if (!d) return FailInput(field, d.error().message);
+      meta.checkpoint_minutes = *d;
+    } else if (key == "restart") {
+      auto d = ParseMinutesOrZero(value);  // a restart may cost nothing
+      if (!d) return FailInput(field, d.error().message);
+      meta.restart_minutes = *d;
+      has_restart = true;
     } else {
-      return FailInput(field, "unknown key (kind, priority, duration, shapes, gpu_type)");
+      return FailInput(field,
+                       "unknown key (kind, priority, duration, shapes, gpu_type, checkpoint, "
+                       "restart)");
     }
   }
   if (!has_kind) return FailInput("comment.kind", "missing");
   if (!has_priority) return FailInput("comment.priority", "missing");
   if (!meta.duration_minutes && meta.shapes.empty()) {
     return FailInput("comment.duration", "missing (give duration or shapes)");
+  }
+  if (has_restart && !meta.checkpoint_minutes) {
+    return FailInput("comment.restart", "only with checkpoint (how often the job saves)");
   }
   return std::optional<OrdoMetadata>(std::move(meta));
 }
@@ -639,6 +703,12 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
       auto t = GetNumber(j, key, where);
       if (!t) return Fail(t.error());
       *target = t->value_or(0);
+    }
+    for (auto [key, target] :
+         {std::pair{"requeue", &job.requeue}, std::pair{"batch_flag", &job.batch}}) {
+      auto flag = GetBool(j, key, where, *target);
+      if (!flag) return Fail(flag.error());
+      *target = *flag;
     }
     auto limit = GetNumber(j, "time_limit", where);
     if (!limit) return Fail(limit.error());

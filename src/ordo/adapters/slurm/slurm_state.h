@@ -37,6 +37,19 @@ struct SlurmNode {
 /// time a user chose.
 inline constexpr std::string_view kDeferredMark = "ordo:deferred";
 
+/// What ordo keeps in a job's admin comment (users cannot change it): `ordo:` and comma-separated
+/// items, `deferred` (kDeferredMark) and `saved=MINUTES` — the work a job preempted by ordo had
+/// saved, kept while it waits to resume and while it runs again (docs/slurm.md, "Preemption").
+struct OrdoMark {
+  bool deferred = false;
+  std::optional<int> saved_minutes;
+};
+/// The mark in an admin comment; nullopt for a comment that is not ordo's (empty, another text,
+/// or an item ordo does not write).
+[[nodiscard]] std::optional<OrdoMark> ParseOrdoMark(std::string_view admin_comment);
+/// The admin comment for a mark: "" when it says nothing, "ordo:deferred", "ordo:saved=180m", ...
+[[nodiscard]] std::string FormatOrdoMark(const OrdoMark& mark);
+
 /// One job as `squeue --json` reports it.
 struct SlurmJob {
   int64_t id = 0;
@@ -60,6 +73,8 @@ struct SlurmJob {
   int64_t start_time = 0;
   int64_t eligible_time = 0;  // Unix seconds: its begin time (StartTime=), 0 when unknown
   std::optional<int> time_limit_minutes;  // none when unlimited
+  bool requeue = false;  // submitted requeue-able (`--requeue`, or the cluster's JobRequeue=1)
+  bool batch = true;     // a batch job (sbatch); salloc allocations cannot be requeued
 
   /// Held: pending with priority 0 (a user or admin hold).
   [[nodiscard]] bool held() const;
@@ -72,7 +87,7 @@ struct SlurmJob {
 };
 
 /// ordo's metadata: a comment `ordo:kind=training,priority=5,duration=90m[,shapes=4x6h|8x3h]
-/// [,gpu_type=H100]` (spec/formats-v1.md, "Slurm").
+/// [,gpu_type=H100][,checkpoint=1h[,restart=10m]]` (spec/formats-v1.md, "Slurm").
 struct OrdoMetadata {
   struct ShapeMinutes {
     int gpus = 0;
@@ -83,6 +98,9 @@ struct OrdoMetadata {
   std::optional<int> duration_minutes;
   std::vector<ShapeMinutes> shapes;
   std::optional<std::string> gpu_type;
+  /// How often the job saves its work; with it (and `--requeue`) ordo may preempt the job.
+  std::optional<int> checkpoint_minutes;
+  int restart_minutes = 0;  // what resuming from a save costs before work goes on
 };
 
 [[nodiscard]] Result<std::vector<SlurmNode>> ParseSinfoJson(std::string_view text);
