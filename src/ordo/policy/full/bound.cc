@@ -41,7 +41,8 @@ Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, d
     return Fail(Error{ErrorCode::kUnavailable, "memory_budget_bytes",
                       "the LP relaxations are too large for the memory budget"});
   }
-  const std::vector<uint8_t> blocked = BatchOccupancy(scenario, nullptr);
+  const Window whole = WholeProblem(scenario);
+  const std::vector<uint8_t> blocked = FixedOccupancy(scenario, whole);
   solver::SolveParams params;
   params.stop = stop;
   // The pooled LP first: sparse, it solves in seconds even at thousands of GPUs, so there is
@@ -49,7 +50,9 @@ Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, d
   // in what time is left.
   std::optional<double> bound;
   std::string tried = "the pooled LP: ";
-  if (BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= memory_budget_bytes) {
+  if (whole.preemption) {
+    tried += "none with preemption";  // it has no preemption, so it bounds nothing then
+  } else if (BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= memory_budget_bytes) {
     params.time_limit_s = seconds_left();
     auto pooled =
         backend.SolveLpRelaxation(PooledModel(scenario, blocked, /*integer=*/false).milp(), params);
@@ -63,12 +66,11 @@ Result<double> LpBound(const Scenario& scenario, solver::MilpBackend& backend, d
   std::optional<PatternModel> built;
   if (pattern_model == nullptr && seconds_left() > 0) {
     const BlockedIndex index(scenario, blocked);
-    const ModelSize size =
-        PatternModelSize(scenario, WholeProblem(scenario), index, kMaxPatternLpColumns);
+    const ModelSize size = PatternModelSize(scenario, whole, index, kMaxPatternLpColumns);
     if (size.columns - ServicePartSize(scenario).columns <= kMaxPatternLpColumns &&
         size.nonzeros <= 4.0 * kMaxPatternLpNonzeros &&
         BuildAndSolveBytes(scenario, size) <= memory_budget_bytes) {
-      built.emplace(scenario, WholeProblem(scenario), blocked, RunningReward(scenario));
+      built.emplace(scenario, whole, blocked, FixedReward(scenario, whole));
       pattern_model = &built->milp();
     }
   }

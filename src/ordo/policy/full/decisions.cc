@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ordo/core/assert.h"
+#include "ordo/core/metrics.h"
 #include "ordo/policy/common/plan_builder.h"
 
 namespace ordo::policy::full {
@@ -11,6 +12,7 @@ namespace ordo::policy::full {
 Decisions EmptyDecisions(const Scenario& scenario) {
   Decisions d;
   d.jobs.assign(scenario.jobs.size(), std::nullopt);
+  d.preemptions.assign(scenario.jobs.size(), std::nullopt);
   d.service_gpus.assign(scenario.services.size(),
                         std::vector<std::vector<int>>(scenario.cluster.groups.size(),
                                                       std::vector<int>(scenario.horizon_steps, 0)));
@@ -28,6 +30,9 @@ Decisions DecisionsFromPlan(const Scenario& scenario, const Plan& plan) {
     auto it = job_index.find(p.id);
     if (it == job_index.end() || !p.started()) continue;
     const Job& job = scenario.jobs[it->second];
+    if (p.preempt_step && job.checkpoint) {
+      d.preemptions[it->second] = Preemption{*p.preempt_step, p.resume};
+    }
     if (job.running) continue;
     for (size_t k = 0; k < job.shapes.size(); ++k) {
       if (job.shapes[k] == Shape{p.gpus, p.duration_steps}) {
@@ -35,6 +40,7 @@ Decisions DecisionsFromPlan(const Scenario& scenario, const Plan& plan) {
         break;
       }
     }
+    if (!d.jobs[it->second]) d.preemptions[it->second].reset();
   }
   const int total = scenario.cluster.total_gpus();
   for (const ServiceAllocation& a : plan.services) {
@@ -79,6 +85,71 @@ double RunningJobValue(const Scenario& scenario, const Job& job) {
   return PlacementValue(scenario, job, rest, work_from);
 }
 
+JobPlacement PlacementOf(const Scenario& scenario, const Decisions& decisions, int j) {
+  const Job& job = scenario.jobs[j];
+  JobPlacement p;
+  p.id = job.id;
+  if (job.running) {
+    p.start_step = job.running->start_step;
+    p.first_gpu = job.running->first_gpu;
+    p.gpus = job.shapes.front().gpus;
+    p.duration_steps = job.shapes.front().duration_steps;
+  } else {
+    ORDO_ASSERT(decisions.jobs[j].has_value());
+    const Placement& placed = *decisions.jobs[j];
+    const Shape& shape = job.shapes[placed.shape];
+    p.start_step = placed.start;
+    p.first_gpu = placed.first_gpu;
+    p.gpus = shape.gpus;
+    p.duration_steps = shape.duration_steps;
+  }
+  if (const auto& preemption = decisions.preemptions[j]) {
+    p.preempt_step = preemption->step;
+    p.resume = preemption->resume;
+  }
+  return p;
+}
+
+namespace {
+// Sum over the kept work steps inside the horizon of `per_step(t)`.
+template <typename PerStep>
+double OverKeptWork(const Scenario& scenario, const Job& job, const JobPlacement& p,
+                    PerStep&& per_step) {
+  const JobStays stays = StaysOf(job, p);
+  double sum = 0;
+  for (int k = 0; k < stays.count; ++k) {
+    const long long from = std::max<long long>(0, stays.stays[k].work_from);
+    const long long to = std::min<long long>(scenario.horizon_steps, stays.stays[k].kept_to);
+    for (long long t = from; t < to; ++t) sum += per_step(static_cast<int>(t));
+  }
+  return sum;
+}
+}  // namespace
+
+double KeptReward(const Scenario& scenario, const Job& job, const JobPlacement& p) {
+  if (!p.preempt_step && !job.running) {
+    return PlacementReward(scenario, job, Shape{p.gpus, p.duration_steps}, *p.start_step);
+  }
+  const double decay = scenario.objective.time_decay / scenario.horizon_steps;
+  return job.priority * p.gpus *
+         OverKeptWork(scenario, job, p, [&](int t) { return 1.0 - decay * t; });
+}
+
+double KeptValue(const Scenario& scenario, const Job& job, const JobPlacement& p) {
+  return job.priority * p.gpus * OverKeptWork(scenario, job, p, [](int) { return 1.0; });
+}
+
+double JobReward(const Scenario& scenario, const Decisions& decisions, int j) {
+  const Job& job = scenario.jobs[j];
+  if (!job.running && !decisions.jobs[j]) return 0;
+  if (!decisions.preemptions[j]) {
+    if (job.running) return RunningJobReward(scenario, job);
+    const Placement& p = *decisions.jobs[j];
+    return PlacementReward(scenario, job, job.shapes[p.shape], p.start);
+  }
+  return KeptReward(scenario, job, PlacementOf(scenario, decisions, j));
+}
+
 double RunningReward(const Scenario& scenario) {
   double reward = 0;
   for (const Job& job : scenario.jobs) {
@@ -92,13 +163,7 @@ double RunningReward(const Scenario& scenario) {
 double DecisionsObjective(const Scenario& scenario, const Decisions& decisions) {
   double objective = 0;
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
-    const Job& job = scenario.jobs[j];
-    if (job.running) {
-      objective += RunningJobReward(scenario, job);
-    } else if (decisions.jobs[j]) {
-      const Placement& p = *decisions.jobs[j];
-      objective += PlacementReward(scenario, job, job.shapes[p.shape], p.start);
-    }
+    objective += JobReward(scenario, decisions, static_cast<int>(j));
   }
   for (size_t s = 0; s < scenario.services.size(); ++s) {
     const Service& service = scenario.services[s];
@@ -125,11 +190,20 @@ std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* d
   };
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
     const Job& job = scenario.jobs[j];
-    if (job.running) {
+    if (skip_jobs != nullptr && (*skip_jobs)[j]) continue;
+    if (decisions != nullptr && decisions->preemptions[j]) {
+      const JobPlacement p = PlacementOf(scenario, *decisions, static_cast<int>(j));
+      const JobStays stays = StaysOf(job, p);
+      for (int k = 0; k < stays.count; ++k) {
+        const Stay& stay = stays.stays[k];
+        const auto from = static_cast<int>(std::clamp<long long>(stay.from, 0, steps));
+        const auto to = static_cast<int>(std::clamp<long long>(stay.to, 0, steps));
+        mark(stay.first_gpu, p.gpus, from, to - from);
+      }
+    } else if (job.running) {
       mark(job.running->first_gpu, job.shapes.front().gpus, job.running->start_step,
            job.running_end_step() - job.running->start_step);
-    } else if (decisions != nullptr && decisions->jobs[j] &&
-               (skip_jobs == nullptr || !(*skip_jobs)[j])) {
+    } else if (decisions != nullptr && decisions->jobs[j]) {
       const Placement& p = *decisions->jobs[j];
       const Shape& shape = job.shapes[p.shape];
       mark(p.first_gpu, shape.gpus, p.start, shape.duration_steps);
@@ -141,14 +215,8 @@ std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* d
 Plan Realize(const Scenario& scenario, const Decisions& decisions, std::string_view policy_name) {
   Plan plan = MakeEmptyPlan(scenario, policy_name);
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
-    if (scenario.jobs[j].running || !decisions.jobs[j]) continue;
-    const Placement& p = *decisions.jobs[j];
-    const Shape& shape = scenario.jobs[j].shapes[p.shape];
-    JobPlacement& out = plan.jobs[j];
-    out.start_step = p.start;
-    out.first_gpu = p.first_gpu;
-    out.gpus = shape.gpus;
-    out.duration_steps = shape.duration_steps;
+    if (!scenario.jobs[j].running && !decisions.jobs[j]) continue;
+    plan.jobs[j] = PlacementOf(scenario, decisions, static_cast<int>(j));
   }
   const int steps = scenario.horizon_steps;
   const Cluster& cluster = scenario.cluster;

@@ -20,9 +20,21 @@ struct Placement {
   friend bool operator==(const Placement&, const Placement&) = default;
 };
 
+/// A checkpointed job giving its block back at `step` (spec: `preempt_step`), perhaps started
+/// again on a block of its size (`resume`).
+struct Preemption {
+  int step = 0;
+  std::optional<ResumePlacement> resume;
+  friend bool operator==(const Preemption&, const Preemption&) = default;
+};
+
 struct Decisions {
-  /// Indexed like Scenario::jobs. Running jobs are always nullopt (they keep their block).
+  /// Indexed like Scenario::jobs. Running jobs are always nullopt (they hold their block until
+  /// they end or are preempted).
   std::vector<std::optional<Placement>> jobs;
+  /// Indexed like Scenario::jobs: the preemption of a running job, or of a started one
+  /// (then `jobs[j]` is its first stay).
+  std::vector<std::optional<Preemption>> preemptions;
   /// [service][group][step]: GPUs the service holds in that node group (0 for groups it does not
   /// match).
   std::vector<std::vector<std::vector<int>>> service_gpus;
@@ -47,7 +59,20 @@ double PlacementReward(const Scenario& scenario, const Job& job, const Shape& sh
 /// what fast mode's value promise counts.
 double PlacementValue(const Scenario& scenario, const Job& job, const Shape& shape, int start);
 
-/// Reward of the running jobs (they keep their blocks in every plan): a constant of every model.
+/// Job j's entry in the plan of these decisions (JobPlacement: start, block, shape, preemption).
+/// Requires a running job or a placed one.
+JobPlacement PlacementOf(const Scenario& scenario, const Decisions& decisions, int j);
+
+/// Reward and value of a job placed as `p` (any legal placement, preempted or not): its kept work
+/// inside the horizon (StaysOf), as ComputeMetrics counts it.
+double KeptReward(const Scenario& scenario, const Job& job, const JobPlacement& p);
+double KeptValue(const Scenario& scenario, const Job& job, const JobPlacement& p);
+
+/// Job j's reward under the decisions: its kept work (0 when not started).
+double JobReward(const Scenario& scenario, const Decisions& decisions, int j);
+
+/// Reward of the running jobs when they keep their blocks: a constant of every model that does not
+/// decide them.
 double RunningReward(const Scenario& scenario);
 /// One running job's reward and value: its work from its restart steps left to its
 /// Job::running_end_step(), inside the horizon.
@@ -55,7 +80,9 @@ double RunningJobReward(const Scenario& scenario, const Job& job);
 double RunningJobValue(const Scenario& scenario, const Job& job);
 
 /// GPU-steps (inside the horizon) held by batch work: running jobs, plus the placed jobs of
-/// `decisions` unless `decisions` is null. Indexed [gpu * T + step]; 1 = held.
+/// `decisions` unless `decisions` is null (with `decisions`, each job's stays: a preempted job
+/// holds its first block until its preemption, then its resumed block). Jobs marked in
+/// `skip_jobs` (running ones too) are left out. Indexed [gpu * T + step]; 1 = held.
 std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* decisions,
                                     const std::vector<char>* skip_jobs = nullptr);
 

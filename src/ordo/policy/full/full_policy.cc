@@ -248,7 +248,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
   const Window whole = WholeProblem(scenario);
   ModelSize whole_size;
   if (grids_fit && !stopped() && Clock::now() < search_deadline) {
-    running = BatchOccupancy(scenario, nullptr);
+    running = FixedOccupancy(scenario, whole);
     whole_size = PatternModelSize(scenario, whole, BlockedIndex(scenario, running),
                                   config.max_whole_columns);
     local.columns = static_cast<int64_t>(whole_size.columns - ServicePartSize(scenario).columns);
@@ -256,11 +256,15 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     local.columns = config.max_whole_columns + 1;
     local.too_large = !grids_fit;
   }
-  const bool pooled_fits =
-      grids_fit && BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= budget;
-  // Past the whole model's size, the bound comes from the pooled LP: without it, the status says
-  // the model was too large even when no time was left to try.
-  if (local.columns > config.max_whole_columns && !pooled_fits) local.too_large = true;
+  // The pooled model has no preemption: with checkpointed jobs its optimum is no bound.
+  const bool pooled_fits = grids_fit && !whole.preemption &&
+                           BuildAndSolveBytes(scenario, PooledModelSize(scenario)) <= budget;
+  // Past the whole model's size, the bound comes from the pooled LP: without it (over the memory
+  // budget), the status says the model was too large even when no time was left to try. With
+  // preemption the pooled model does not apply: the bound is the pattern LP's or the trivial one.
+  if (local.columns > config.max_whole_columns && !pooled_fits && !whole.preemption) {
+    local.too_large = true;
+  }
 
   std::optional<Decisions> improved;
   bool proven = false;
@@ -274,7 +278,7 @@ Result<Plan> SolveFullMode(const Scenario& scenario, const PolicyOptions& option
     if (BuildAndSolveBytes(scenario, whole_size) > budget) {
       local.too_large = true;
     } else if (!stopped() && Clock::now() < search_deadline) {
-      model.emplace(scenario, whole, running, RunningReward(scenario),
+      model.emplace(scenario, whole, running, FixedReward(scenario, whole),
                     config.promises ? &*config.promises : nullptr);
       local.nonzeros = model->milp().num_nonzeros();
       local.whole = static_cast<double>(local.nonzeros) <=

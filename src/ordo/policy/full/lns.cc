@@ -113,10 +113,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
           could =
               std::max(could, PlacementReward(scenario, job, shape, std::max(0, job.arrival_step)));
         }
-        const double does = best.jobs[j]
-                                ? PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape],
-                                                  best.jobs[j]->start)
-                                : 0.0;
+        const double does = JobReward(scenario, best, j);
         if (could - does > 1e-9) {
           losing.emplace_back(could - does, j);
           total += could - does;
@@ -271,13 +268,7 @@ Decisions ImproveByLns(const Scenario& scenario, Decisions best, solver::MilpBac
     const std::vector<uint8_t> blocked = BatchOccupancy(scenario, &best, &freed);
     double fixed_reward = 0;
     for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
-      const Job& job = scenario.jobs[j];
-      if (job.running) {
-        fixed_reward += RunningJobReward(scenario, job);
-      } else if (best.jobs[j] && !freed[j]) {
-        fixed_reward +=
-            PlacementReward(scenario, job, job.shapes[best.jobs[j]->shape], best.jobs[j]->start);
-      }
+      if (!freed[j]) fixed_reward += JobReward(scenario, best, j);
     }
     const PatternModel model(scenario, window, blocked, fixed_reward);
     solver::SolveParams params;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ordo/core/assert.h"
+#include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
 
 namespace ordo::policy::full {
@@ -12,14 +13,84 @@ namespace {
 using solver::kInfinity;
 using solver::Term;
 
-/// Calls fn(shape, start, first_gpu) for every legal pattern of job j inside the window; stops
-/// early when fn returns false (and then returns false).
+using Pattern = PatternModel::Pattern;
+
+/// The plan entry of a pattern, for StaysOf.
+JobPlacement PatternPlacement(const Job& job, const Pattern& p) {
+  JobPlacement out;
+  out.id = job.id;
+  out.start_step = p.start;
+  out.first_gpu = p.first_gpu;
+  out.gpus = job.shapes[p.shape].gpus;
+  out.duration_steps = job.shapes[p.shape].duration_steps;
+  if (p.preemption) {
+    out.preempt_step = p.preemption->step;
+    out.resume = p.preemption->resume;
+  }
+  return out;
+}
+
+/// Calls fn(first_gpu, gpus, from, to) for each block a pattern holds and the steps it holds it,
+/// clipped to the horizon (from < to).
+template <typename Fn>
+void ForEachHeld(const Scenario& scenario, const Pattern& p, Fn&& fn) {
+  const Job& job = scenario.jobs[p.job];
+  const int steps = scenario.horizon_steps;
+  const int gpus = job.shapes[p.shape].gpus;
+  if (!p.preemption) {
+    const int end =
+        job.running ? job.running_end_step() : p.start + job.shapes[p.shape].duration_steps;
+    const int from = std::max(0, p.start);
+    const int to = std::min(steps, end);
+    if (from < to) fn(p.first_gpu, gpus, from, to);
+    return;
+  }
+  const JobStays stays = StaysOf(job, PatternPlacement(job, p));
+  for (int k = 0; k < stays.count; ++k) {
+    const auto from = static_cast<int>(std::clamp<long long>(stays.stays[k].from, 0, steps));
+    const auto to = static_cast<int>(std::clamp<long long>(stays.stays[k].to, 0, steps));
+    if (from < to) fn(stays.stays[k].first_gpu, gpus, from, to);
+  }
+}
+
+/// Calls fn(pattern) for every legal pattern of job j inside the window; stops early when fn
+/// returns false (and then returns false). A running job (decided only with preemption) has its
+/// block kept, then its preemptions.
 template <typename Fn>
 bool ForEachJobPattern(const Scenario& scenario, const Window& window, const BlockedIndex& index,
                        int j, Fn&& fn) {
   const int steps = scenario.horizon_steps;
   const Job& job = scenario.jobs[j];
-  ORDO_ASSERT(!job.running);
+  const bool preempt = window.preemption && job.checkpoint.has_value();
+  ORDO_ASSERT(!job.running || preempt);
+  // Each preemption of a first stay on `first_gpu` from `start` (working until `end`): at every
+  // step q inside the horizon after its start and before its end whose first stay is free, not
+  // resumed, or resumed at any later step on any block of its size that is free for its stay.
+  const auto preemptions = [&](const Pattern& base, int end) {
+    const Shape& shape = job.shapes[base.shape];
+    for (int q = std::max(0, base.start + 1); q < std::min(steps, end); ++q) {
+      if (!job.running && !index.Free(base.first_gpu, shape.gpus, base.start, q)) break;
+      Pattern p = base;
+      p.preemption = Preemption{q, std::nullopt};
+      if (!fn(p)) return false;
+      bool go_on = true;
+      for (int s2 = q; s2 < steps && go_on; ++s2) {
+        scenario.cluster.ForEachBlock(shape.gpus, job.requirement, [&](int f2) {
+          if (!go_on || f2 < window.first_gpu || f2 + shape.gpus > window.end_gpu) return;
+          p.preemption->resume = ResumePlacement{s2, f2};
+          const JobStays stays = StaysOf(job, PatternPlacement(job, p));
+          const int to = static_cast<int>(std::min<long long>(steps, stays.stays[1].to));
+          if (index.Free(f2, shape.gpus, s2, to)) go_on = fn(p);
+        });
+      }
+      if (!go_on) return false;
+    }
+    return true;
+  };
+  if (job.running) {
+    const Pattern keep{j, 0, job.running->start_step, job.running->first_gpu, std::nullopt};
+    return fn(keep) && preemptions(keep, job.running_end_step());
+  }
   const int first_start = std::max({job.arrival_step, 0, window.first_start});
   const int end_start = std::min(steps, window.end_start);
   const GroupPlacement* pin = nullptr;
@@ -38,9 +109,11 @@ bool ForEachJobPattern(const Scenario& scenario, const Window& window, const Blo
       if (pin != nullptr && scenario.cluster.group_of(first_gpu) != pin->group) return;
       for (int s = first_start; s < end_start && go_on; ++s) {
         if (pin != nullptr && s != pin->start) continue;
+        const Pattern plain{j, k, s, first_gpu, std::nullopt};
         if (index.Free(first_gpu, shape.gpus, s, std::min(steps, s + shape.duration_steps))) {
-          go_on = fn(k, s, first_gpu);
+          go_on = fn(plain);
         }
+        if (go_on && preempt) go_on = preemptions(plain, s + shape.duration_steps);
       }
     });
   }
@@ -161,14 +234,41 @@ ServiceColumns AddServicesAndCapacity(const Scenario& scenario,
 
 Window WholeProblem(const Scenario& scenario) {
   Window w;
+  w.preemption = std::any_of(scenario.jobs.begin(), scenario.jobs.end(),
+                             [](const Job& job) { return job.checkpoint.has_value(); });
   for (int j = 0; j < static_cast<int>(scenario.jobs.size()); ++j) {
-    if (!scenario.jobs[j].running) w.jobs.push_back(j);
+    const Job& job = scenario.jobs[j];
+    if (!job.running || (w.preemption && job.checkpoint)) w.jobs.push_back(j);
   }
   w.first_start = 0;
   w.end_start = scenario.horizon_steps;
   w.first_gpu = 0;
   w.end_gpu = scenario.cluster.total_gpus();
   return w;
+}
+
+namespace {
+std::vector<char> DecidedMask(const Scenario& scenario, const Window& window) {
+  std::vector<char> decided(scenario.jobs.size(), 0);
+  for (int j : window.jobs) decided[j] = 1;
+  return decided;
+}
+}  // namespace
+
+std::vector<uint8_t> FixedOccupancy(const Scenario& scenario, const Window& window) {
+  const std::vector<char> decided = DecidedMask(scenario, window);
+  return BatchOccupancy(scenario, nullptr, &decided);
+}
+
+double FixedReward(const Scenario& scenario, const Window& window) {
+  const std::vector<char> decided = DecidedMask(scenario, window);
+  double reward = 0;
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    if (scenario.jobs[j].running && !decided[j]) {
+      reward += RunningJobReward(scenario, scenario.jobs[j]);
+    }
+  }
+  return reward;
 }
 
 int64_t CountPatterns(const Scenario& scenario, const Window& window,
@@ -181,7 +281,7 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window, const Bloc
   int64_t count = 0;
   for (int j : window.jobs) {
     if (!ForEachJobPattern(scenario, window, index, j,
-                           [&](int, int, int) { return ++count <= stop_above; })) {
+                           [&](const Pattern&) { return ++count <= stop_above; })) {
       break;
     }
   }
@@ -190,14 +290,13 @@ int64_t CountPatterns(const Scenario& scenario, const Window& window, const Bloc
 
 int64_t CountPatterns(const Scenario& scenario, const Window& window, const BlockedIndex& index,
                       int64_t stop_above, double* nonzeros) {
-  const int steps = scenario.horizon_steps;
   int64_t count = 0;
   for (int j : window.jobs) {
-    const Job& job = scenario.jobs[j];
-    if (!ForEachJobPattern(scenario, window, index, j, [&](int k, int s, int) {
-          const Shape& shape = job.shapes[k];
-          const int runs = std::min(steps, s + shape.duration_steps) - s;
-          *nonzeros += 1 + static_cast<double>(shape.gpus + 1) * runs;
+    if (!ForEachJobPattern(scenario, window, index, j, [&](const Pattern& p) {
+          *nonzeros += 1;
+          ForEachHeld(scenario, p, [&](int, int gpus, int from, int to) {
+            *nonzeros += static_cast<double>(gpus + 1) * (to - from);
+          });
           return ++count <= stop_above;
         })) {
       break;
@@ -223,8 +322,8 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     for (size_t i = 0; i < window.jobs.size(); ++i) {
       const int j = window.jobs[i];
       job_first_[i] = num_patterns();
-      ForEachJobPattern(scenario, window, index, j, [&](int k, int s, int f) {
-        patterns_.push_back(Pattern{j, k, s, f});
+      ForEachJobPattern(scenario, window, index, j, [&](const Pattern& p) {
+        patterns_.push_back(p);
         return true;
       });
       job_end_[i] = num_patterns();
@@ -232,16 +331,19 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   }
   for (const Pattern& p : patterns_) {
     const Job& job = scenario.jobs[p.job];
-    milp_.AddBinary(PlacementReward(scenario, job, job.shapes[p.shape], p.start));
+    milp_.AddBinary(p.preemption || job.running
+                        ? KeptReward(scenario, job, PatternPlacement(job, p))
+                        : PlacementReward(scenario, job, job.shapes[p.shape], p.start));
   }
 
-  // One pattern per job.
+  // One pattern per job; exactly one for a running job (it keeps its block or is preempted).
   std::vector<Term> terms;
   for (size_t i = 0; i < window.jobs.size(); ++i) {
-    if (job_end_[i] - job_first_[i] < 2) continue;
+    const bool running = scenario.jobs[window.jobs[i]].running.has_value();
+    if (job_end_[i] - job_first_[i] < 2 && !running) continue;
     terms.clear();
     for (int c = job_first_[i]; c < job_end_[i]; ++c) terms.push_back({c, 1.0});
-    milp_.AddRow(-kInfinity, 1, terms);
+    milp_.AddRow(running ? 1 : -kInfinity, 1, terms);
   }
 
   // Rule 1 for batch work: GPUs in a group are grouped into atoms of the smallest block any
@@ -249,9 +351,11 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   // so one clique per (atom, step) is exact and the per-GPU rows would only repeat it.
   std::vector<int> atom_size(groups, 0), atom_base(groups + 1, 0);
   for (const Pattern& p : patterns_) {
-    const int g = cluster.group_of(p.first_gpu);
-    const int gpus = scenario.jobs[p.job].shapes[p.shape].gpus;
-    atom_size[g] = atom_size[g] == 0 ? gpus : std::min(atom_size[g], gpus);
+    // Every block the pattern holds: a resumed stay may lie in another group.
+    ForEachHeld(scenario, p, [&](int first_gpu, int gpus, int, int) {
+      const int g = cluster.group_of(first_gpu);
+      atom_size[g] = atom_size[g] == 0 ? gpus : std::min(atom_size[g], gpus);
+    });
   }
   for (int g = 0; g < groups; ++g) {
     atom_base[g + 1] =
@@ -262,14 +366,14 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     // Compressed lists of the patterns covering each (atom, step): count, then fill.
     std::vector<int64_t> start(static_cast<size_t>(atoms) * steps + 1, 0);
     const auto for_each_cell = [&](const Pattern& p, auto&& fn) {
-      const Shape& shape = scenario.jobs[p.job].shapes[p.shape];
-      const int g = cluster.group_of(p.first_gpu);
-      const int a0 = atom_base[g] + (p.first_gpu - cluster.group_first_gpu(g)) / atom_size[g];
-      const int a1 = a0 + shape.gpus / atom_size[g];
-      const int to = std::min(steps, p.start + shape.duration_steps);
-      for (int a = a0; a < a1; ++a) {
-        for (int t = p.start; t < to; ++t) fn(static_cast<size_t>(a) * steps + t);
-      }
+      ForEachHeld(scenario, p, [&](int first_gpu, int gpus, int from, int to) {
+        const int g = cluster.group_of(first_gpu);
+        const int a0 = atom_base[g] + (first_gpu - cluster.group_first_gpu(g)) / atom_size[g];
+        const int a1 = a0 + gpus / atom_size[g];
+        for (int a = a0; a < a1; ++a) {
+          for (int t = from; t < to; ++t) fn(static_cast<size_t>(a) * steps + t);
+        }
+      });
     };
     for (const Pattern& p : patterns_) for_each_cell(p, [&](size_t cell) { ++start[cell + 1]; });
     for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
@@ -290,12 +394,10 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
   std::vector<std::vector<std::vector<Term>>> batch_terms(groups,
                                                           std::vector<std::vector<Term>>(steps));
   for (int c = 0; c < num_patterns(); ++c) {
-    const Pattern& p = patterns_[c];
-    const int g = cluster.group_of(p.first_gpu);
-    const Shape& shape = scenario.jobs[p.job].shapes[p.shape];
-    for (int t = p.start; t < std::min(steps, p.start + shape.duration_steps); ++t) {
-      batch_terms[g][t].push_back({c, static_cast<double>(shape.gpus)});
-    }
+    ForEachHeld(scenario, patterns_[c], [&](int first_gpu, int gpus, int from, int to) {
+      const int g = cluster.group_of(first_gpu);
+      for (int t = from; t < to; ++t) batch_terms[g][t].push_back({c, static_cast<double>(gpus)});
+    });
   }
   services_ = AddServicesAndCapacity(scenario, FreeGpus(scenario, blocked), std::move(batch_terms),
                                      /*capacity_everywhere=*/false, milp_,
@@ -305,22 +407,26 @@ PatternModel::PatternModel(const Scenario& scenario, const Window& window,
     for (int c = 0; c < num_patterns(); ++c) {
       const Pattern& p = patterns_[c];
       const Job& job = scenario.jobs[p.job];
-      value.push_back({c, PlacementValue(scenario, job, job.shapes[p.shape], p.start)});
+      value.push_back({c, p.preemption || job.running
+                              ? KeptValue(scenario, job, PatternPlacement(job, p))
+                              : PlacementValue(scenario, job, job.shapes[p.shape], p.start)});
     }
-    AddPromiseRows(scenario, *promises, value, services_, milp_);
+    const std::vector<char> decided = DecidedMask(scenario, window);
+    AddPromiseRows(scenario, *promises, value, services_, milp_, &decided);
   }
 }
 
 void AddPromiseRows(const Scenario& scenario, const Promises& promises,
                     const std::vector<Term>& batch_value, const ServiceColumns& services,
-                    solver::MilpModel& milp) {
+                    solver::MilpModel& milp, const std::vector<char>* decided) {
   const int steps = scenario.horizon_steps;
   // value = running jobs' (a constant) + batch columns' + sum over services and steps of
   // priority x min(allocated, demand) = demand - unmet slack (the slack is at least the true
   // shortfall, so a solution keeping the rows keeps the promise).
   double constant = 0;
-  for (const Job& job : scenario.jobs) {
-    if (job.running) {
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    const Job& job = scenario.jobs[j];
+    if (job.running && (decided == nullptr || !(*decided)[j])) {
       constant += RunningJobValue(scenario, job);
     }
   }
@@ -369,13 +475,17 @@ std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* co
   std::vector<double> x(static_cast<size_t>(milp_.num_variables()), 0.0);
   bool all = true;
   for (size_t i = 0; i < window_.jobs.size(); ++i) {
-    const auto& placement = decisions.jobs[window_.jobs[i]];
-    if (!placement) continue;
+    const int j = window_.jobs[i];
+    const bool running = scenario_.jobs[j].running.has_value();
+    const auto& placement = decisions.jobs[j];
+    if (!placement && !running) continue;
+    const auto& preemption = decisions.preemptions[j];
     bool found = false;
     for (int c = job_first_[i]; c < job_end_[i]; ++c) {
       const Pattern& p = patterns_[c];
-      if (p.shape == placement->shape && p.start == placement->start &&
-          p.first_gpu == placement->first_gpu) {
+      if ((running || (p.shape == placement->shape && p.start == placement->start &&
+                       p.first_gpu == placement->first_gpu)) &&
+          p.preemption == preemption) {
         x[c] = 1;
         found = true;
         break;
@@ -390,11 +500,17 @@ std::vector<double> PatternModel::ToColumns(const Decisions& decisions, bool* co
 
 void PatternModel::Apply(std::span<const double> solution, Decisions& decisions) const {
   ORDO_ASSERT(static_cast<int>(solution.size()) == milp_.num_variables());
-  for (int j : window_.jobs) decisions.jobs[j].reset();
+  for (int j : window_.jobs) {
+    decisions.jobs[j].reset();
+    decisions.preemptions[j].reset();
+  }
   for (int c = 0; c < num_patterns(); ++c) {
     if (solution[c] > 0.5) {
       const Pattern& p = patterns_[c];
-      decisions.jobs[p.job] = Placement{p.shape, p.start, p.first_gpu};
+      if (!scenario_.jobs[p.job].running) {
+        decisions.jobs[p.job] = Placement{p.shape, p.start, p.first_gpu};
+      }
+      decisions.preemptions[p.job] = p.preemption;
     }
   }
   for (size_t s = 0; s < scenario_.services.size(); ++s) {

@@ -8,6 +8,12 @@
 // a Window names the jobs the model decides, the starts and the GPU range their patterns may use;
 // every other job is fixed (its GPU-steps are `blocked`, its reward the objective offset). Service
 // counts are always decided in full, over every step and group (they are few variables).
+//
+// Preemption (spec "Preemption: checkpoints and migration"), whole problem only: a checkpointed
+// job also has one column per (first stay, preemption step, no resume or a resume step and block),
+// and a running checkpointed job is decided too — keep its block (one column) or give it back at
+// some step, resumed or not — under a row that picks exactly one. A column's reward and value are
+// its kept work (StaysOf, as the metrics count it); its GPU-steps are its stays'.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +36,12 @@ struct GroupPlacement {
 };
 
 struct Window {
-  std::vector<int> jobs;  // non-running job indices the model decides
-  int first_start = 0;    // patterns start in [first_start, end_start)
+  /// Job indices the model decides: jobs not running, and with `preemption` the running
+  /// checkpointed ones.
+  std::vector<int> jobs;
+  /// Checkpointed jobs get preemption columns.
+  bool preemption = false;
+  int first_start = 0;  // patterns start in [first_start, end_start)
   int end_start = 0;
   int first_gpu = 0;  // patterns' blocks lie in [first_gpu, end_gpu)
   int end_gpu = 0;
@@ -62,21 +72,28 @@ ServiceColumns AddServicesAndCapacity(
     std::vector<std::vector<std::vector<solver::Term>>> batch_terms, bool capacity_everywhere,
     solver::MilpModel& milp, bool slack_everywhere = false);
 
-/// Adds fast mode's two promises as rows (whole problem only: the running jobs are all that is
-/// fixed). `batch_value` holds each batch column with the value (priority x GPU-steps inside the
-/// horizon, undecayed) it earns; services' value is modelled as priority x (demand - unmet slack),
-/// a lower bound, so a solution keeping the rows keeps the promises.
+/// Adds fast mode's two promises as rows (whole problem only: the running jobs not `decided` are
+/// all that is fixed). `batch_value` holds each batch column with the value (priority x kept
+/// GPU-steps inside the horizon, undecayed) it earns; services' value is modelled as priority x
+/// (demand - unmet slack), a lower bound, so a solution keeping the rows keeps the promises.
+/// `decided` (indexed like Scenario::jobs, may be null) marks running jobs the columns decide.
 void AddPromiseRows(const Scenario& scenario, const Promises& promises,
                     const std::vector<solver::Term>& batch_value, const ServiceColumns& services,
-                    solver::MilpModel& milp);
+                    solver::MilpModel& milp, const std::vector<char>* decided = nullptr);
 
 /// Sets the service columns of `x` to `decisions`' counts and each unmet slack to the shortfall.
 /// False when a count has no column (the decisions do not fit the model).
 bool ServiceStart(const Scenario& scenario, const ServiceColumns& columns,
                   const Decisions& decisions, std::vector<double>& x);
 
-/// Every non-running job, every start, every GPU.
+/// Every non-running job, every start, every GPU; when some job has a checkpoint, preemption and
+/// the running checkpointed jobs too.
 Window WholeProblem(const Scenario& scenario);
+
+/// The GPU-steps and the reward of the jobs a whole-problem window does not decide (the running
+/// jobs it leaves fixed): the model's `blocked` and `fixed_reward`.
+std::vector<uint8_t> FixedOccupancy(const Scenario& scenario, const Window& window);
+double FixedReward(const Scenario& scenario, const Window& window);
 
 /// GPU-steps held outside a model ([gpu * T + step], as BatchOccupancy), indexed so that "is this
 /// block free over [from, to)" costs O(gpus): per GPU, prefix counts over steps.
@@ -116,6 +133,7 @@ class PatternModel {
     int shape;
     int start;
     int first_gpu;
+    std::optional<Preemption> preemption;
   };
 
   [[nodiscard]] const solver::MilpModel& milp() const { return milp_; }

@@ -17,8 +17,10 @@
 namespace ordo::testing {
 
 /// Tiny: one or two groups, 2-8 GPUs in all, 3-6 steps, 1-5 jobs (some running, some with two
-/// shapes, some with a GPU type), at most one service. Validated (drawn again until valid).
-inline Scenario TinyScenario(uint64_t seed) {
+/// shapes, some with a GPU type), at most one service. Validated (drawn again until valid). With
+/// `checkpoint_chance`, that share of the jobs save every 1-2 steps and restart in 0-1 (a running
+/// one then sometimes resumed: progress and restart steps left).
+inline Scenario TinyScenario(uint64_t seed, double checkpoint_chance = 0) {
   for (uint64_t attempt = 0;; ++attempt) {
     Rng rng(seed * 7919 + attempt);
     Scenario s;
@@ -69,6 +71,13 @@ inline Scenario TinyScenario(uint64_t seed) {
           for (int g = f; g < f + gpus; ++g) used[g] = 1;
         }
       }
+      if (checkpoint_chance > 0 && rng.Chance(checkpoint_chance)) {
+        job.checkpoint = Checkpoint{rng.Uniform(1, 2), rng.Uniform(0, 1)};
+        if (job.running && rng.Chance(0.4)) {
+          job.running->progress_steps = rng.Uniform(0, job.shapes[0].duration_steps - 1);
+          if (rng.Chance(0.5)) job.running->restart_steps_left = rng.Uniform(0, 1);
+        }
+      }
       s.jobs.push_back(job);
     }
     if (rng.Chance(0.7)) {
@@ -88,7 +97,11 @@ inline Scenario TinyScenario(uint64_t seed) {
 }
 
 /// The optimum of the planning objective by exhaustive search. Needs G * T <= 64 and at most one
-/// service.
+/// service. A job with a checkpoint may also be preempted once (spec "Preemption: checkpoints and
+/// migration"): its first stay ends at any step q inside the horizon after its start and before its
+/// end, keeping floor(progress / c) * c of its work, and it is resumed on any legal block of its
+/// size at any step from q (restart steps first, then the work not saved), or not at all; a
+/// running job keeps its block or is preempted so.
 inline double BruteForceOptimum(const Scenario& s) {
   const int steps = s.horizon_steps;
   const int gpus = s.cluster.total_gpus();
@@ -117,29 +130,92 @@ inline double BruteForceOptimum(const Scenario& s) {
     return size <= g.gpus_per_node || size % g.gpus_per_node == 0;
   };
 
+  // Every legal block of `size` GPUs the job may use.
+  const auto blocks_of = [&](const Job& job, int size) {
+    std::vector<int> out;
+    for (int group = 0; group < static_cast<int>(s.cluster.groups.size()); ++group) {
+      if (!job.requirement.Matches(s.cluster.groups[group])) continue;
+      const int first_id = s.cluster.group_first_gpu(group);
+      for (int first = first_id; first < first_id + s.cluster.group_gpus(group); ++first) {
+        if (legal_block(group, first, size)) out.push_back(first);
+      }
+    }
+    return out;
+  };
+  // The preemptions of a stay on `first` that holds it from `from` (clipped at 0), works from
+  // `work_from` with `progress` done there and ends at `end`: at q, the work units below
+  // floor(done / c) * c are kept; the rest of the job runs after a restart on any block from q.
+  const auto add_preemptions = [&](const Job& job, int size, int duration, int first, int from,
+                                   int work_from, int progress, int end, int earliest_q,
+                                   std::vector<std::pair<uint64_t, double>>& options) {
+    const Checkpoint c = *job.checkpoint;
+    for (int q = std::max(0, earliest_q); q < std::min(steps, end); ++q) {
+      const int done = std::min(duration, progress + std::max(0, q - work_from));
+      const int saved = done / c.every_steps * c.every_steps;
+      const uint64_t first_bits = run_bits(first, size, from, q - from);
+      // Kept: work unit progress + (t - work_from) < saved.
+      const int kept_to = std::min(q, work_from + saved - progress);
+      const double first_reward =
+          kept_to > work_from ? run_reward(job.priority, size, work_from, kept_to - work_from) : 0;
+      options.emplace_back(first_bits, first_reward);
+      const int rest = duration - saved;
+      for (int again : blocks_of(job, size)) {
+        for (int s2 = q; s2 < steps; ++s2) {
+          const uint64_t second = run_bits(again, size, s2, c.restart_steps + rest);
+          if ((second & first_bits) != 0) continue;
+          options.emplace_back(
+              first_bits | second,
+              first_reward + run_reward(job.priority, size, s2 + c.restart_steps, rest));
+        }
+      }
+    }
+  };
+
   uint64_t running = 0;
   double running_reward = 0;
+  std::vector<std::vector<std::pair<uint64_t, double>>> choices;  // one of each must be taken
   for (const Job& job : s.jobs) {
     if (!job.running) continue;
     const Shape& shape = job.shapes.front();
-    running |=
-        run_bits(job.running->first_gpu, shape.gpus, job.running->start_step, shape.duration_steps);
-    running_reward +=
-        run_reward(job.priority, shape.gpus, job.running->start_step, shape.duration_steps);
+    const RunningPlacement& r = *job.running;
+    const int progress = r.progress_steps.value_or(-r.start_step);
+    const int restart = r.restart_steps_left.value_or(0);
+    const int end = restart + shape.duration_steps - progress;
+    const uint64_t bits = run_bits(r.first_gpu, shape.gpus, 0, end);
+    const double reward = run_reward(job.priority, shape.gpus, restart, end - restart);
+    if (!job.checkpoint) {
+      running |= bits;
+      running_reward += reward;
+      continue;
+    }
+    std::vector<std::pair<uint64_t, double>> options{{bits, reward}};
+    add_preemptions(job, shape.gpus, shape.duration_steps, r.first_gpu, 0, restart, progress, end,
+                    r.start_step + 1, options);
+    choices.push_back(std::move(options));
   }
   std::unordered_map<uint64_t, double> states{{running, running_reward}};
+  for (const auto& options : choices) {
+    std::unordered_map<uint64_t, double> next;
+    for (const auto& [mask, reward] : states) {
+      for (const auto& [bits, gain] : options) {
+        if ((mask & bits) != 0) continue;
+        auto [it, inserted] = next.emplace(mask | bits, reward + gain);
+        if (!inserted) it->second = std::max(it->second, reward + gain);
+      }
+    }
+    states = std::move(next);
+  }
   for (const Job& job : s.jobs) {
     if (job.running) continue;
     std::vector<std::pair<uint64_t, double>> options;
     for (const Shape& shape : job.shapes) {
-      for (int group = 0; group < static_cast<int>(s.cluster.groups.size()); ++group) {
-        if (!job.requirement.Matches(s.cluster.groups[group])) continue;
-        const int first_id = s.cluster.group_first_gpu(group);
-        for (int first = first_id; first < first_id + s.cluster.group_gpus(group); ++first) {
-          if (!legal_block(group, first, shape.gpus)) continue;
-          for (int start = std::max(0, job.arrival_step); start < steps; ++start) {
-            options.emplace_back(run_bits(first, shape.gpus, start, shape.duration_steps),
-                                 run_reward(job.priority, shape.gpus, start, shape.duration_steps));
+      for (int first : blocks_of(job, shape.gpus)) {
+        for (int start = std::max(0, job.arrival_step); start < steps; ++start) {
+          options.emplace_back(run_bits(first, shape.gpus, start, shape.duration_steps),
+                               run_reward(job.priority, shape.gpus, start, shape.duration_steps));
+          if (job.checkpoint) {
+            add_preemptions(job, shape.gpus, shape.duration_steps, first, start, start, 0,
+                            start + shape.duration_steps, start + 1, options);
           }
         }
       }

@@ -76,6 +76,38 @@ TEST(FullPolicy, EqualsExhaustiveSearchOnTinyInstances) {
   EXPECT_EQ(proven, 60);  // tiny instances are proven within the limit
 }
 
+// With checkpointed jobs the model also decides preemptions and resumes (of running jobs too),
+// and still equals the exhaustive search, which preempts on its own reading of the spec.
+TEST(FullPolicy, WithCheckpointsEqualsExhaustiveSearchOnTinyInstances) {
+  constexpr int kInstances = 80;
+  int proven = 0;
+  int preempting = 0;
+  int gaining = 0;
+  for (uint64_t seed = 1; seed <= kInstances; ++seed) {
+    const Scenario scenario = TinyScenario(seed, 0.6);
+    const double optimum = BruteForceOptimum(scenario);
+    const Plan plan = SolveFull(scenario, 20);
+    ExpectLegal(scenario, plan, seed);
+    ASSERT_TRUE(plan.metrics.solver.has_value());
+    EXPECT_NEAR(plan.metrics.objective, optimum, Tolerance(optimum)) << "seed " << seed;
+    EXPECT_NEAR(ComputeObjective(scenario, plan), plan.metrics.objective, 1e-9);
+    EXPECT_GE(plan.metrics.solver->best_bound, optimum - Tolerance(optimum)) << "seed " << seed;
+    proven += plan.metrics.solver->status == "optimal";
+    preempting += plan.metrics.preemptions > 0;
+    Scenario without = scenario;
+    for (Job& job : without.jobs) job.checkpoint.reset();
+    const double optimum_without = BruteForceOptimum(without);
+    EXPECT_LE(optimum_without, optimum + Tolerance(optimum)) << "seed " << seed;
+    gaining += optimum > optimum_without + Tolerance(optimum);
+  }
+  EXPECT_EQ(proven, kInstances);
+  // The instances exercise preemption: some optima need it.
+  EXPECT_GT(preempting, 0);
+  EXPECT_GT(gaining, 0);
+  std::printf("checkpointed tiny instances: %d of %d optima preempt, %d gain by it\n", preempting,
+              kInstances, gaining);
+}
+
 TEST(FullPolicy, HandWorkedExample) {
   // 4 GPUs, 4 steps, no decay. big (4 GPUs x 2 steps, priority 3) = 24 anywhere; small (2 x 4,
   // priority 2) = 16 only from step 0, which leaves big no room; tiny (2 x 2, priority 1) = 4.
@@ -139,11 +171,14 @@ TEST(FullPolicy, ServiceRampsBeforeItsPeakAndKeepsItsIds) {
 }
 
 TEST(FullPolicy, NeverBelowItsWarmStartsOnRandomInstances) {
-  for (uint64_t seed = 1; seed <= 25; ++seed) {
+  for (uint64_t seed = 1; seed <= 35; ++seed) {
     testing::RandomScenarioOptions options;
     options.max_nodes = 6;
     options.max_steps = 24;
     options.max_jobs = 14;
+    // Seeds past 25 have checkpointed jobs: fast mode's warm start then preempts, and full mode
+    // reads its preemptions back, searches with them and keeps the guarantees.
+    if (seed > 25) options.checkpoint_fraction = 0.5;
     const Scenario scenario = RandomScenario(seed, options);
     const Plan warm = full::Realize(scenario, full::GreedyDecisions(scenario), "greedy");
     ExpectLegal(scenario, warm, seed);
@@ -161,7 +196,8 @@ TEST(FullPolicy, NeverBelowItsWarmStartsOnRandomInstances) {
     EXPECT_GE(plan.metrics.solver->best_bound, plan.metrics.objective - 1e-9) << "seed " << seed;
     EXPECT_GE(plan.metrics.solver->gap, 0);
     EXPECT_TRUE(plan.metrics.solver->status == "optimal" ||
-                plan.metrics.solver->status == "feasible");
+                plan.metrics.solver->status == "feasible")
+        << "seed " << seed << ": " << plan.metrics.solver->status;
   }
 }
 
