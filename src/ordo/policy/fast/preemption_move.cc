@@ -7,10 +7,15 @@
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/policy/baselines/preemption.h"
+#include "ordo/policy/fast/preemption_common.h"
 #include "ordo/policy/fast/service_curves.h"
+#include "ordo/policy/fast/service_gpu_ids.h"
 
 namespace ordo::policy {
 namespace {
+
+using fast::Blocks;
+using fast::NoWorkLostAt;
 
 constexpr int kRounds = 4;
 constexpr int kMaxWaiting = 16;
@@ -18,7 +23,6 @@ constexpr int kMaxCandidates = 256;  // evaluations per round
 constexpr int kMaxRefill = 64;       // unstarted jobs a candidate tries to start
 constexpr int kFree = -1;
 constexpr int kService = -2;
-constexpr int kMaxServiceVictims = 16;  // running jobs tried for a service's peak
 
 // Who holds each GPU at each step inside the horizon: a job index, kService or kFree.
 class Owners {
@@ -67,12 +71,6 @@ class Owners {
   std::vector<int> owner_;
 };
 
-std::vector<int> Blocks(const Scenario& s, int gpus, const GpuRequirement& req) {
-  std::vector<int> out;
-  s.cluster.ForEachBlock(gpus, req, [&](int first) { out.push_back(first); });
-  return out;
-}
-
 // The earliest start in [from, T) and the lowest block where `gpus` x `length` fits.
 std::optional<std::pair<int, int>> Earliest(const Scenario& s, Owners& owners,
                                             const std::vector<int>& blocks, int gpus, int length,
@@ -83,13 +81,6 @@ std::optional<std::pair<int, int>> Earliest(const Scenario& s, Owners& owners,
     }
   }
   return std::nullopt;
-}
-
-// Whether running job r, preempted at step q, loses no work: its progress then is a multiple of
-// its checkpoint interval (restart steps still left count as no progress).
-bool NoWorkLostAt(const Job& r, int q) {
-  const int left = r.running->restart_steps_left.value_or(0);
-  return (r.running_progress_steps() + std::max(0, q - left)) % r.checkpoint->every_steps == 0;
 }
 
 // The first step from `from` at which running job r loses no work (NoWorkLostAt), before its end
@@ -167,68 +158,113 @@ std::optional<Plan> Apply(const Scenario& s, const Plan& plan, const Owners& bas
   return out;
 }
 
-// The plan with running job `r` preempted at `q` to give its GPUs to the services: the services
-// re-planned as curves (services first) on what the jobs leave, then r resumed on the earliest,
-// lowest block of its size that the jobs and the services' counts leave free for its resumed
-// stay (none inside the horizon: not resumed). Empty when the services' floors do not fit.
-std::optional<Plan> ApplyForServices(const Scenario& s, const Plan& plan, int r, int q) {
-  const int total = s.cluster.total_gpus();
-  const int steps = s.horizon_steps;
-  Plan out = plan;
-  JobPlacement& rp = out.jobs[r];
-  const int resume_steps = baselines::ResumeSteps(s.jobs[r], rp, q);
-  rp.preempt_step = q;
-  rp.resume.reset();
-  std::vector<char> job_busy(static_cast<size_t>(total) * steps, 0);
-  std::vector<std::vector<int>> free(s.cluster.groups.size());
-  for (size_t g = 0; g < free.size(); ++g) {
-    free[g].assign(steps, s.cluster.group_gpus(static_cast<int>(g)));
-  }
-  auto occupy = [&](int first, int gpus, long long from, long long to) {
-    const int g = s.cluster.group_of(first);
-    for (long long t = std::max(0LL, from); t < std::min<long long>(steps, to); ++t) {
-      std::fill_n(job_busy.begin() + static_cast<long>(t * total + first), gpus, 1);
-      free[g][t] -= gpus;
+}  // namespace
+
+namespace {
+
+// The jobs one round of PreemptWherePays works for, highest priority first: the waiting jobs that
+// start later than they arrive (or not at all), and the unstarted ones a move tries to start in
+// what the victim leaves.
+struct RoundJobs {
+  std::vector<int> waiting, refill_order;
+};
+
+RoundJobs JobsOfRound(const Scenario& s, const Plan& best, const std::vector<int>& by_priority) {
+  RoundJobs out;
+  for (int j : by_priority) {
+    const Job& job = s.jobs[j];
+    const JobPlacement& p = best.jobs[j];
+    if (job.running || job.arrival_step >= s.horizon_steps || p.preempt_step) continue;
+    if (!p.started()) {
+      if (static_cast<int>(out.refill_order.size()) < kMaxRefill) out.refill_order.push_back(j);
     }
-  };
-  for (size_t j = 0; j < s.jobs.size(); ++j) {
-    const JobPlacement& p = out.jobs[j];
-    if (!p.started()) continue;
-    const JobStays stays = StaysOf(s.jobs[j], p);
-    for (int k = 0; k < stays.count; ++k) {
-      occupy(stays.stays[k].first_gpu, p.gpus, stays.stays[k].from, stays.stays[k].to);
+    if ((!p.started() || *p.start_step > std::max(0, job.arrival_step)) &&
+        static_cast<int>(out.waiting.size()) < kMaxWaiting) {
+      out.waiting.push_back(j);
     }
   }
-  bool complete = true;
-  const ServiceCounts counts = PlanServiceCounts(s, free, {}, &complete);
-  if (!complete) return std::nullopt;
-  // What the services leave in each group at each step, for r's resumed stay.
-  std::vector<std::vector<int>> slack = free;
-  for (const auto& service : counts) {
-    for (size_t g = 0; g < slack.size(); ++g) {
-      for (int t = 0; t < steps; ++t) slack[g][t] -= service[g][t];
-    }
-  }
-  const std::vector<int> blocks = Blocks(s, rp.gpus, s.jobs[r].requirement);
-  for (int t = q + 1; t < steps && !rp.resume; ++t) {
-    for (int first : blocks) {
-      const int g = s.cluster.group_of(first);
-      bool fits = true;
-      for (int u = t; u < std::min(steps, t + resume_steps) && fits; ++u) {
-        const auto at = job_busy.begin() + (static_cast<long>(u) * total + first);
-        fits =
-            slack[g][u] >= rp.gpus && std::none_of(at, at + rp.gpus, [](char b) { return b != 0; });
-      }
-      if (fits) {
-        rp.resume = ResumePlacement{t, first};
-        occupy(first, rp.gpus, t, t + resume_steps);
-        break;
-      }
-    }
-  }
-  AssignServiceGpus(s, counts, job_busy, out);
   return out;
 }
+
+// One round's search: the best move from `best` that raises the objective and keeps the promises,
+// among at most kMaxCandidates evaluated.
+class PreemptionRound {
+ public:
+  PreemptionRound(const Scenario& s, const Plan& best, const RoundJobs& jobs,
+                  const Promises& promises, const std::function<bool()>& out_of_time,
+                  double objective)
+      : s_(s),
+        best_(best),
+        owners_(s, best),
+        jobs_(jobs),
+        promises_(promises),
+        out_of_time_(out_of_time),
+        objective_(objective) {}
+
+  [[nodiscard]] bool Exhausted() const { return evaluated_ >= kMaxCandidates; }
+
+  // Running job r preempted for waiting job w, on every block of w's shapes that overlaps r's, at
+  // the first step it may and at r's next checkpoint. A victim must be of a lower priority class
+  // than w; with `migrations`, r is any other checkpointed job and the move is kept only when r
+  // resumes at once on another block.
+  void TryVictim(int w, int r, bool migrations) {
+    const Job& wj = s_.jobs[w];
+    const JobPlacement& wp = best_.jobs[w];
+    const Job& rj = s_.jobs[r];
+    const JobPlacement& rp = best_.jobs[r];
+    // A preemption only across priority classes (core/scenario.h): within one, the objective's
+    // preference for the higher priority's earlier start is smaller than what the rolling future
+    // loses to the work thrown away and the reshuffled queue (docs/fast-mode.md, step 8).
+    const bool victim = PriorityClass(rj.priority) < PriorityClass(wj.priority);
+    if (!rj.running || !rj.checkpoint || rp.preempt_step || victim == migrations) return;
+    const int end = baselines::FirstStayEnd(rj, rp);
+    const int q0 = std::max({0, wj.arrival_step, *rp.start_step + 1});
+    if (q0 >= std::min(end, s_.horizon_steps)) return;
+    const int q1 = NextCheckpoint(s_, rj, q0, end);
+    for (size_t k = 0; k < wj.shapes.size(); ++k) {
+      const int gpus = wj.shapes[k].gpus;
+      for (int block : Blocks(s_, gpus, wj.requirement)) {
+        // Aligned blocks nest: B overlaps R's block when one contains the other.
+        if (block + gpus <= rp.first_gpu || rp.first_gpu + rp.gpus <= block) continue;
+        const int steps_to_try[2] = {q0, q1};
+        for (int qi = 0; qi < (q1 == q0 ? 1 : 2); ++qi) {
+          const int q = steps_to_try[qi];
+          if (wp.started() && *wp.start_step <= q) continue;  // no earlier start
+          if (out_of_time_() || Exhausted()) break;
+          Evaluate(Move{w, static_cast<int>(k), block, r, q}, migrations);
+        }
+      }
+    }
+  }
+
+  // The best move's plan so far, and its objective (the plan's own while there is none).
+  [[nodiscard]] std::optional<Plan>& round_best() { return round_best_; }
+  [[nodiscard]] double objective() const { return objective_; }
+
+ private:
+  void Evaluate(const Move& move, bool migrations) {
+    std::optional<Plan> candidate = Apply(s_, best_, owners_, jobs_.refill_order, move);
+    if (!candidate) return;
+    ++evaluated_;
+    const std::optional<ResumePlacement>& resumed = candidate->jobs[move.victim].resume;
+    if (migrations && !(resumed && resumed->start_step == move.step)) return;
+    const Metrics m = ComputeMetrics(s_, *candidate);
+    if (m.objective > objective_ + 1e-9 && KeepsPromises(m, promises_)) {
+      objective_ = m.objective;
+      round_best_ = std::move(*candidate);
+    }
+  }
+
+  const Scenario& s_;
+  const Plan& best_;
+  const Owners owners_;
+  const RoundJobs& jobs_;
+  const Promises& promises_;
+  const std::function<bool()>& out_of_time_;
+  double objective_;  // the best objective so far: the plan's, then the round's best move's
+  std::optional<Plan> round_best_;
+  int evaluated_ = 0;
+};
 
 }  // namespace
 
@@ -240,7 +276,6 @@ bool AnyPreemptibleRunningJob(const Scenario& s) {
 std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const Promises& promises,
                                      const std::function<bool()>& out_of_time) {
   if (!AnyPreemptibleRunningJob(s)) return std::nullopt;
-  const int steps = s.horizon_steps;
   const int jobs = static_cast<int>(s.jobs.size());
   std::vector<int> by_priority(static_cast<size_t>(jobs));
   std::iota(by_priority.begin(), by_priority.end(), 0);
@@ -253,140 +288,24 @@ std::optional<Plan> PreemptWherePays(const Scenario& s, const Plan& plan, const 
   double best_objective = ComputeObjective(s, plan);
   bool improved = false;
   for (int round = 0; round < kRounds && !out_of_time(); ++round) {
-    const Owners owners(s, best);
-    std::vector<int> waiting, refill_order;
-    for (int j : by_priority) {
-      const Job& job = s.jobs[j];
-      const JobPlacement& p = best.jobs[j];
-      if (job.running || job.arrival_step >= steps || p.preempt_step) continue;
-      if (!p.started()) {
-        if (static_cast<int>(refill_order.size()) < kMaxRefill) refill_order.push_back(j);
-      }
-      if ((!p.started() || *p.start_step > std::max(0, job.arrival_step)) &&
-          static_cast<int>(waiting.size()) < kMaxWaiting) {
-        waiting.push_back(j);
-      }
-    }
-    std::optional<Plan> round_best;
-    double round_objective = best_objective;
-    int evaluated = 0;
+    const RoundJobs round_jobs = JobsOfRound(s, best, by_priority);
+    PreemptionRound search(s, best, round_jobs, promises, out_of_time, best_objective);
     // First the victims, of a lower priority class than the waiting job; then, as migrations,
     // the other checkpointed jobs, kept only when they resume at once on another block.
     for (int pass = 0; pass < 2; ++pass) {
-      const bool migrations = pass == 1;
-      for (int w : waiting) {
-        const Job& wj = s.jobs[w];
-        const JobPlacement& wp = best.jobs[w];
-        for (int r = 0; r < jobs && evaluated < kMaxCandidates; ++r) {
-          const Job& rj = s.jobs[r];
-          const JobPlacement& rp = best.jobs[r];
-          // A preemption only across priority classes (core/scenario.h): within one, the
-          // objective's preference for the higher priority's earlier start is smaller than what
-          // the rolling future loses to the work thrown away and the reshuffled queue
-          // (docs/fast-mode.md, step 8).
-          const bool victim = PriorityClass(rj.priority) < PriorityClass(wj.priority);
-          if (!rj.running || !rj.checkpoint || rp.preempt_step || victim == migrations) {
-            continue;
-          }
-          const int end = baselines::FirstStayEnd(rj, rp);
-          const int q0 = std::max({0, wj.arrival_step, *rp.start_step + 1});
-          if (q0 >= std::min(end, steps)) continue;
-          const int q1 = NextCheckpoint(s, rj, q0, end);
-          for (size_t k = 0; k < wj.shapes.size(); ++k) {
-            const int gpus = wj.shapes[k].gpus;
-            for (int block : Blocks(s, gpus, wj.requirement)) {
-              // Aligned blocks nest: B overlaps R's block when one contains the other.
-              if (block + gpus <= rp.first_gpu || rp.first_gpu + rp.gpus <= block) continue;
-              const int steps_to_try[2] = {q0, q1};
-              for (int qi = 0; qi < (q1 == q0 ? 1 : 2); ++qi) {
-                const int q = steps_to_try[qi];
-                if (wp.started() && *wp.start_step <= q) continue;  // no earlier start
-                if (out_of_time() || evaluated >= kMaxCandidates) break;
-                std::optional<Plan> candidate =
-                    Apply(s, best, owners, refill_order, Move{w, static_cast<int>(k), block, r, q});
-                if (!candidate) continue;
-                ++evaluated;
-                const std::optional<ResumePlacement>& resumed = candidate->jobs[r].resume;
-                if (migrations && !(resumed && resumed->start_step == q)) continue;
-                const Metrics m = ComputeMetrics(s, *candidate);
-                if (m.objective > round_objective + 1e-9 && KeepsPromises(m, promises)) {
-                  round_objective = m.objective;
-                  round_best = std::move(*candidate);
-                }
-              }
-            }
-          }
-        }
+      for (int w : round_jobs.waiting) {
+        for (int r = 0; r < jobs && !search.Exhausted(); ++r) search.TryVictim(w, r, pass == 1);
       }
     }
-    if (!round_best || !CheckPlan(s, *round_best).empty()) break;
-    best = std::move(*round_best);
-    best_objective = round_objective;
+    if (!search.round_best() || !CheckPlan(s, *search.round_best()).empty()) break;
+    best = std::move(*search.round_best());
+    best_objective = search.objective();
     improved = true;
   }
   if (!improved) return std::nullopt;
   const double solve_ms = best.metrics.solve_ms;
   best.metrics = ComputeMetrics(s, best);
   best.metrics.solve_ms = solve_ms;
-  return best;
-}
-
-std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
-                                       const Promises& promises,
-                                       const std::function<bool()>& out_of_time) {
-  if (!AnyPreemptibleRunningJob(s) || s.services.empty()) return std::nullopt;
-  // The first step a service's demand goes unmet.
-  int peak = -1;
-  for (int t = 0; t < s.horizon_steps && peak < 0; ++t) {
-    for (size_t i = 0; i < s.services.size(); ++i) {
-      if (static_cast<int>(plan.services[i].gpus[t].size()) < s.services[i].demand[t]) peak = t;
-    }
-  }
-  if (peak < 0) return std::nullopt;
-  // Victims: running checkpointed jobs that hold their block at the peak, lowest priority first.
-  std::vector<int> victims;
-  for (size_t r = 0; r < s.jobs.size(); ++r) {
-    const Job& job = s.jobs[r];
-    const JobPlacement& p = plan.jobs[r];
-    if (job.running && job.checkpoint && !p.preempt_step && p.started() &&
-        baselines::FirstStayEnd(job, p) > peak) {
-      victims.push_back(static_cast<int>(r));
-    }
-  }
-  std::stable_sort(victims.begin(), victims.end(),
-                   [&](int a, int b) { return s.jobs[a].priority < s.jobs[b].priority; });
-  if (victims.size() > static_cast<size_t>(kMaxServiceVictims)) victims.resize(kMaxServiceVictims);
-  std::optional<Plan> best;
-  double best_objective = ComputeObjective(s, plan);
-  for (int r : victims) {
-    if (out_of_time()) break;
-    const Job& rj = s.jobs[r];
-    const JobPlacement& rp = plan.jobs[r];
-    // At the peak itself, and at the last step before it where no work is lost.
-    int saved = peak;
-    const int back = rj.checkpoint->every_steps + rj.running->restart_steps_left.value_or(0);
-    for (int q = peak; q >= std::max({0, *rp.start_step + 1, peak - back}); --q) {
-      if (NoWorkLostAt(rj, q)) {
-        saved = q;
-        break;
-      }
-    }
-    for (int q : {peak, saved}) {
-      if (q > peak || !baselines::CanPreemptAt(rj, rp, q)) continue;
-      std::optional<Plan> candidate = ApplyForServices(s, plan, r, q);
-      if (!candidate) continue;
-      const Metrics m = ComputeMetrics(s, *candidate);
-      if (m.objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
-          CheckPlan(s, *candidate).empty()) {
-        best_objective = m.objective;
-        best = std::move(*candidate);
-      }
-    }
-  }
-  if (!best) return std::nullopt;
-  const double solve_ms = best->metrics.solve_ms;
-  best->metrics = ComputeMetrics(s, *best);
-  best->metrics.solve_ms = solve_ms;
   return best;
 }
 

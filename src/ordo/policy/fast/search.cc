@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ordo/policy/common/plan_builder.h"
+#include "ordo/policy/fast/service_gpu_ids.h"
 
 namespace ordo::policy::fast {
 

@@ -7,34 +7,15 @@
 
 #include "ordo/core/assert.h"
 #include "ordo/core/validate.h"
+#include "ordo/policy/fast/churn_dp.h"
 
 namespace ordo::policy {
 namespace {
 
-// A dynamic program's value that no path reaches.
-constexpr double kNone = -std::numeric_limits<double>::infinity();
-
-// One step of a churn-limited dynamic program: for every count r in [lo, hi], the previous count
-// r' in [prev_lo, prev_hi] with |r - r'| <= churn whose value(r') is highest (values of kNone are
-// skipped); emit(r, r') for each r that has one. A sliding-window maximum: O(hi - lo + prev_hi -
-// prev_lo). `window` is scratch space kept across calls.
-template <typename Value, typename Emit>
-void SlidingBest(int prev_lo, int prev_hi, int lo, int hi, long long churn, const Value& value,
-                 const Emit& emit, std::deque<int>& window) {
-  window.clear();
-  int added = prev_lo;  // next r' to add to the window
-  for (int r = lo; r <= hi; ++r) {
-    const long long from = std::max<long long>(prev_lo, r - churn);
-    const long long to = std::min<long long>(prev_hi, r + churn);
-    for (; added <= to; ++added) {
-      if (value(added) == kNone) continue;
-      while (!window.empty() && value(window.back()) <= value(added)) window.pop_back();
-      window.push_back(added);
-    }
-    while (!window.empty() && window.front() < from) window.pop_front();
-    if (!window.empty()) emit(r, window.front());
-  }
-}
+using fast::BestPairCurves;
+using fast::kNone;
+using fast::PairBounds;
+using fast::SlidingBest;
 
 class CountPlanner {
  public:
@@ -263,39 +244,74 @@ class CountPlanner {
   // (O(T x peak_i x peak_j)).
   void PlanPair(int i, int j) {
     const int horizon = s_.horizon_steps;
-    if (!price_.empty() && Worth(i) <= 0 && Worth(j) <= 0) return;
+    if (!PairMayGain(i, j)) return;
+    const std::optional<PairBounds> bounds = BoundsOfPair(i, j);
+    if (!bounds) return;
+    const size_t states = (static_cast<size_t>(bounds->top_i) + 1) *
+                          (static_cast<size_t>(bounds->top_j) + 1) * static_cast<size_t>(horizon);
+    constexpr size_t kMaxStates = 1 << 16;  // steps x states: well under a pass
+    if (states > kMaxStates) return;
+    const double low = std::min(s_.services[i].priority, s_.services[j].priority);
+    const double weight_i = low > 0 ? s_.services[i].priority / low : 1.0;
+    const double weight_j = low > 0 ? s_.services[j].priority / low : 1.0;
+    const double held_cost =
+        1.0 / (4.0 * horizon * static_cast<double>(bounds->top_i + bounds->top_j + 1));
+    auto gain = [&](int t, int a, int b) {
+      return PairGain(i, t, a, weight_i, held_cost) + PairGain(j, t, b, weight_j, held_cost);
+    };
+    const std::optional<fast::PairCurves> curves = BestPairCurves(*bounds, horizon, gain);
+    if (!curves) return;
+    double current = 0;
+    for (int t = 0; t < horizon; ++t) current += gain(t, Held(i, t), Held(j, t));
+    if (curves->value <= current + 1e-9) return;
+    TakePair(i, j, curves->i, curves->j);
+  }
+
+  // A pair re-planned together can serve more only where it leaves demand unmet, shares a group,
+  // and the room ran out for one of them at some step (else caps, ceilings and churn limits, not
+  // the other service, left the demand unmet).
+  bool PairMayGain(int i, int j) const {
+    const int horizon = s_.horizon_steps;
+    if (!price_.empty() && Worth(i) <= 0 && Worth(j) <= 0) return false;
     long long unmet = 0;
     for (int t = 0; t < horizon; ++t) {
       unmet += std::max(0, s_.services[i].demand[t] - Held(i, t)) +
                std::max(0, s_.services[j].demand[t] - Held(j, t));
     }
-    if (unmet == 0) return;
-    std::vector<char> in_i(s_.cluster.groups.size(), 0), in_j(s_.cluster.groups.size(), 0);
-    for (int g : matching_[i]) in_i[g] = 1;
-    for (int g : matching_[j]) in_j[g] = 1;
+    if (unmet == 0) return false;
     bool shared = false;
-    for (size_t g = 0; g < in_i.size(); ++g) shared = shared || (in_i[g] && in_j[g]);
-    if (!shared) return;
-    // Only where the room ran out for one of them at some step: else caps, ceilings and churn
-    // limits, not the other service, left the demand unmet.
-    bool blocked = false;
-    for (int t = 0; t < horizon && !blocked; ++t) {
+    for (int g : matching_[i]) {
+      shared =
+          shared || std::find(matching_[j].begin(), matching_[j].end(), g) != matching_[j].end();
+    }
+    if (!shared) return false;
+    for (int t = 0; t < horizon; ++t) {
       long long room_i = 0, room_j = 0;
       for (int g : matching_[i]) room_i += remaining_[g][t];
       for (int g : matching_[j]) room_j += remaining_[g][t];
-      blocked = room_i == 0 || room_j == 0;
+      if (room_i == 0 || room_j == 0) return true;
     }
-    if (!blocked) return;
-    // Bounds, with both services' GPUs given back.
-    std::vector<int> lo_i = ServiceFloor(s_, i), lo_j = ServiceFloor(s_, j);
+    return false;
+  }
+
+  // The pair's bounds with both services' GPUs given back; empty when its floors do not fit.
+  std::optional<PairBounds> BoundsOfPair(int i, int j) const {
+    const int horizon = s_.horizon_steps;
+    std::vector<char> in_i(s_.cluster.groups.size(), 0), in_j(s_.cluster.groups.size(), 0);
+    for (int g : matching_[i]) in_i[g] = 1;
+    for (int g : matching_[j]) in_j[g] = 1;
+    PairBounds b;
+    b.lo_i = ServiceFloor(s_, i);
+    b.lo_j = ServiceFloor(s_, j);
     const std::vector<int> ceil_i = ServiceCeiling(s_, i), ceil_j = ServiceCeiling(s_, j);
-    std::vector<int> hi_i(horizon), hi_j(horizon), room(horizon);
+    b.hi_i.resize(horizon);
+    b.hi_j.resize(horizon);
+    b.room.resize(horizon);
     // Holding more than the peak demand never serves more.
-    const int peak_i =
-        *std::max_element(s_.services[i].demand.begin(), s_.services[i].demand.end());
-    const int peak_j =
-        *std::max_element(s_.services[j].demand.begin(), s_.services[j].demand.end());
-    int top_i = 0, top_j = 0;
+    const auto peak = [&](int k) {
+      return static_cast<long long>(
+          *std::max_element(s_.services[k].demand.begin(), s_.services[k].demand.end()));
+    };
     for (int t = 0; t < horizon; ++t) {
       long long room_i = 0, room_j = 0, room_both = 0;
       for (size_t g = 0; g < in_i.size(); ++g) {
@@ -304,85 +320,33 @@ class CountPlanner {
         if (in_j[g]) room_j += back;
         if (in_i[g] || in_j[g]) room_both += back;
       }
-      hi_i[t] = std::max(lo_i[t], static_cast<int>(std::min<long long>(
-                                      {ceil_i[t], room_i, static_cast<long long>(peak_i)})));
-      hi_j[t] = std::max(lo_j[t], static_cast<int>(std::min<long long>(
-                                      {ceil_j[t], room_j, static_cast<long long>(peak_j)})));
-      if (!cap_.empty() && cap_[i] >= 0) hi_i[t] = std::max(lo_i[t], std::min(hi_i[t], cap_[i]));
-      if (!cap_.empty() && cap_[j] >= 0) hi_j[t] = std::max(lo_j[t], std::min(hi_j[t], cap_[j]));
-      room[t] = static_cast<int>(std::min<long long>(room_both, std::numeric_limits<int>::max()));
-      if (hi_i[t] < lo_i[t] || hi_j[t] < lo_j[t] || lo_i[t] + lo_j[t] > room[t]) return;
-      top_i = std::max(top_i, hi_i[t]);
-      top_j = std::max(top_j, hi_j[t]);
-    }
-    const size_t wi = static_cast<size_t>(top_i) + 1, wj = static_cast<size_t>(top_j) + 1;
-    constexpr size_t kMaxStates = 1 << 16;  // steps x states: well under a pass
-    if (wi * wj * static_cast<size_t>(horizon) > kMaxStates) return;
-    const double low = std::min(s_.services[i].priority, s_.services[j].priority);
-    const double weight_i = low > 0 ? s_.services[i].priority / low : 1.0;
-    const double weight_j = low > 0 ? s_.services[j].priority / low : 1.0;
-    const double held_cost = 1.0 / (4.0 * horizon * static_cast<double>(top_i + top_j + 1));
-    const long long churn_i = s_.services[i].max_change_per_step.value_or(top_i + 1);
-    const long long churn_j = s_.services[j].max_change_per_step.value_or(top_j + 1);
-    auto at = [&](size_t a, size_t b) { return a * wj + b; };
-    std::vector<double> best(wi * wj, kNone), along_j(wi * wj, kNone), next(wi * wj, kNone);
-    std::vector<int> arg_j(wi * wj, -1);
-    std::vector<int> choice(static_cast<size_t>(horizon) * wi * wj, -1);  // previous (a, b)
-    auto gain = [&](int t, int a, int b) {
-      return PairGain(i, t, a, weight_i, held_cost) + PairGain(j, t, b, weight_j, held_cost);
-    };
-    for (int a = lo_i[0]; a <= hi_i[0]; ++a) {
-      for (int b = lo_j[0]; b <= hi_j[0] && a + b <= room[0]; ++b) best[at(a, b)] = gain(0, a, b);
-    }
-    std::deque<int> window;
-    for (int t = 1; t < horizon; ++t) {
-      // Sliding maxima of the previous step's values: first over b' within j's churn (for every
-      // a'), then over a' within i's churn.
-      std::fill(along_j.begin(), along_j.end(), kNone);
-      for (int a = lo_i[t - 1]; a <= hi_i[t - 1]; ++a) {
-        SlidingBest(
-            lo_j[t - 1], hi_j[t - 1], lo_j[t], hi_j[t], churn_j,
-            [&](int b) { return best[at(a, b)]; },
-            [&](int b, int from) {
-              along_j[at(a, b)] = best[at(a, from)];
-              arg_j[at(a, b)] = from;
-            },
-            window);
+      b.hi_i[t] =
+          std::max(b.lo_i[t], static_cast<int>(std::min<long long>({ceil_i[t], room_i, peak(i)})));
+      b.hi_j[t] =
+          std::max(b.lo_j[t], static_cast<int>(std::min<long long>({ceil_j[t], room_j, peak(j)})));
+      if (!cap_.empty() && cap_[i] >= 0)
+        b.hi_i[t] = std::max(b.lo_i[t], std::min(b.hi_i[t], cap_[i]));
+      if (!cap_.empty() && cap_[j] >= 0)
+        b.hi_j[t] = std::max(b.lo_j[t], std::min(b.hi_j[t], cap_[j]));
+      b.room[t] = static_cast<int>(std::min<long long>(room_both, std::numeric_limits<int>::max()));
+      if (b.hi_i[t] < b.lo_i[t] || b.hi_j[t] < b.lo_j[t] || b.lo_i[t] + b.lo_j[t] > b.room[t]) {
+        return std::nullopt;
       }
-      std::fill(next.begin(), next.end(), kNone);
-      for (int b = lo_j[t]; b <= hi_j[t]; ++b) {
-        SlidingBest(
-            lo_i[t - 1], hi_i[t - 1], lo_i[t], hi_i[t], churn_i,
-            [&](int a) { return along_j[at(a, b)]; },
-            [&](int a, int pa) {
-              if (a + b > room[t]) return;
-              const int pb = arg_j[at(pa, b)];
-              next[at(a, b)] = along_j[at(pa, b)] + gain(t, a, b);
-              choice[static_cast<size_t>(t) * wi * wj + at(a, b)] = static_cast<int>(at(pa, pb));
-            },
-            window);
-      }
-      std::swap(best, next);
+      b.top_i = std::max(b.top_i, b.hi_i[t]);
+      b.top_j = std::max(b.top_j, b.hi_j[t]);
     }
-    size_t end = best.size();
-    for (size_t k = 0; k < best.size(); ++k) {
-      if (best[k] != kNone && (end == best.size() || best[k] > best[end])) end = k;
-    }
-    if (end == best.size()) return;
-    double current = 0;
-    for (int t = 0; t < horizon; ++t) current += gain(t, Held(i, t), Held(j, t));
-    if (best[end] <= current + 1e-9) return;
-    std::vector<int> curve_i(horizon), curve_j(horizon);
-    for (int t = horizon - 1; t >= 0; --t) {
-      curve_i[t] = static_cast<int>(end / wj);
-      curve_j[t] = static_cast<int>(end % wj);
-      if (t > 0) end = static_cast<size_t>(choice[static_cast<size_t>(t) * wi * wj + end]);
-    }
-    // Give both services' GPUs back and take the new counts, the service with fewer groups first
-    // at each step; if they do not fit the groups after all, the two curves stay.
+    b.churn_i = s_.services[i].max_change_per_step.value_or(b.top_i + 1);
+    b.churn_j = s_.services[j].max_change_per_step.value_or(b.top_j + 1);
+    return b;
+  }
+
+  // Gives both services' GPUs back and takes the new counts, the service with fewer groups first
+  // at each step; if they do not fit the groups after all, the two curves stay.
+  void TakePair(int i, int j, const std::vector<int>& curve_i, const std::vector<int>& curve_j) {
+    const int horizon = s_.horizon_steps;
     const auto saved_remaining = remaining_;
     const auto saved_i = counts_[i], saved_j = counts_[j];
-    for (size_t g = 0; g < in_i.size(); ++g) {
+    for (size_t g = 0; g < s_.cluster.groups.size(); ++g) {
       for (int t = 0; t < horizon; ++t) {
         remaining_[g][t] += counts_[i][g][t] + counts_[j][g][t];
         counts_[i][g][t] = counts_[j][g][t] = 0;
@@ -422,51 +386,6 @@ class CountPlanner {
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const CurveOptions& options, bool* complete) {
   return CountPlanner(scenario, free, options, complete).Run();
-}
-
-void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,
-                       const std::vector<char>& job_busy, Plan& plan) {
-  const Cluster& cluster = scenario.cluster;
-  const int total = cluster.total_gpus();
-  const int services = static_cast<int>(scenario.services.size());
-  constexpr int kFree = -1, kJob = -2;
-  std::vector<int> owner(total);
-  std::vector<int> need(services);
-  for (int t = 0; t < scenario.horizon_steps; ++t) {
-    for (int gpu = 0; gpu < total; ++gpu) {
-      owner[gpu] = job_busy[static_cast<size_t>(t) * total + gpu] ? kJob : kFree;
-    }
-    for (size_t g = 0; g < cluster.groups.size(); ++g) {
-      const int first = cluster.group_first_gpu(static_cast<int>(g));
-      const int end = first + cluster.group_gpus(static_cast<int>(g));
-      // Keep: each service keeps the lowest of the ids it held at t-1 in this group.
-      for (int i = 0; i < services; ++i) {
-        need[i] = counts[i][g][t];
-        if (t == 0 || need[i] == 0) continue;
-        for (int gpu : plan.services[i].gpus[t - 1]) {  // ascending
-          if (need[i] == 0) break;
-          if (gpu >= first && gpu < end && owner[gpu] == kFree) {
-            owner[gpu] = i;
-            --need[i];
-          }
-        }
-      }
-      // Grow: from the highest free id down.
-      int gpu = end - 1;
-      for (int i = 0; i < services; ++i) {
-        for (; need[i] > 0 && gpu >= first; --gpu) {
-          if (owner[gpu] != kFree) continue;
-          owner[gpu] = i;
-          --need[i];
-        }
-        ORDO_ASSERT(need[i] == 0);
-      }
-    }
-    for (int i = 0; i < services; ++i) plan.services[i].gpus[t].clear();
-    for (int gpu = 0; gpu < total; ++gpu) {
-      if (owner[gpu] >= 0) plan.services[owner[gpu]].gpus[t].push_back(gpu);
-    }
-  }
 }
 
 }  // namespace ordo::policy

@@ -4,7 +4,6 @@
 
 #include <vector>
 
-#include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
 
 namespace ordo::policy {
@@ -57,12 +56,5 @@ struct CurveOptions {
 /// where that is at most 65,536 states).
 ServiceCounts PlanServiceCounts(const Scenario& scenario, const std::vector<std::vector<int>>& free,
                                 const CurveOptions& options = {}, bool* complete = nullptr);
-
-/// Turns counts into GPU ids once batch blocks are placed: `job_busy[step * G + gpu]` marks GPUs
-/// held by jobs. A service keeps the ids it held at the step before while it still needs them
-/// (shrinking gives back its highest ids), and takes new ones from the highest free id down, so ids
-/// move as little as possible between steps. Requires counts that fit beside the jobs.
-void AssignServiceGpus(const Scenario& scenario, const ServiceCounts& counts,
-                       const std::vector<char>& job_busy, Plan& plan);
 
 }  // namespace ordo::policy
