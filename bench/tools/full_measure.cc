@@ -11,6 +11,7 @@
 //                                                             # fast mode's two promises
 //   full_measure diff --seeds 13 --time 20 --promises         # fast mode's plan beside it
 //   full_measure contended --seeds 1-30 --dump DIR            # the instances as scenario files
+//   full_measure contended --seeds 1-30 --time 20 --checkpoints 0.5  # half the jobs preemptible
 // Columns: the warm start (the better of fast mode and the greedy), full mode's objective and its
 // gain over the warm start, the status, bound and gap it reports, LNS iterations/improvements/
 // proven sub-solves, and the wall and CPU seconds (the CPU figure tells a loaded machine apart).
@@ -146,6 +147,7 @@ struct Settings {
   bool promises = false;  // quality: the optimum under fast mode's promises is the reference
   int effort = 1;         // PolicyOptions::effort of the fast-mode plan measured
   int full_effort = 1;    // PolicyOptions::effort given to full mode (its warm start)
+  double checkpoint_fraction = 0;  // contended/quality/diff: share of jobs with a checkpoint
 };
 
 void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) {
@@ -191,7 +193,8 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
       "%s\tgpus=%d\tsteps=%d\tjobs=%zu\tservices=%zu\tcolumns=%s%lld\tnonzeros=%lld\tmode=%s\t"
       "greedy=%.2f\t"
       "fast=%.2f\twarm=%.2f(%s)\tfull=%.2f\tgain=%.3f%%\tstatus=%s\tbound=%.2f\tgap=%.4f%%\t"
-      "nodes=%lld\tlns=%d/%d/%d\twall=%.1f\tcpu=%.1f\tlegal=%d\tlp=%.2f\tpooled=%s/%.2f%s\n",
+      "nodes=%lld\tlns=%d/%d/%d\twall=%.1f\tcpu=%.1f\tlegal=%d\tlp=%.2f\tpooled=%s/%.2f%s\t"
+      "preempts=%d/%d\n",
       scenario.name.c_str(), scenario.cluster.total_gpus(), scenario.horizon_steps,
       scenario.jobs.size(), scenario.services.size(),
       stats.columns > settings.max_whole_columns ? ">" : "",
@@ -201,7 +204,8 @@ void Measure(const Scenario& scenario, uint64_t seed, const Settings& settings) 
       100.0 * (plan->metrics.objective - warm) / std::max(1.0, std::abs(warm)),
       report.status.c_str(), report.best_bound, 100.0 * report.gap, report.nodes,
       stats.lns.iterations, stats.lns.improvements, stats.lns.proven, seconds, cpu, legal ? 1 : 0,
-      lp_bound, stats.pooled_status.c_str(), stats.pooled_bound, stats.packed ? "/packed" : "");
+      lp_bound, stats.pooled_status.c_str(), stats.pooled_bound, stats.packed ? "/packed" : "",
+      fast ? fast->metrics.preemptions : -1, plan->metrics.preemptions);
   std::fflush(stdout);
 }
 
@@ -446,7 +450,8 @@ int main(int argc, char** argv) {
                  "                    [--whole-max COLUMNS] [--whole-max-nonzeros NONZEROS]\n"
                  "                    [--whole-share SHARE] [--pooled-share SHARE]\n"
                  "                    [--reuse QUALITY_OUTPUT] [--dump DIR]\n"
-                 "                    [--promises] [--effort N] [--full-effort N]\n");
+                 "                    [--promises] [--effort N] [--full-effort N]\n"
+                 "                    [--checkpoints FRACTION]\n");
     return 2;
   }
   const std::string_view mode = argv[1];
@@ -477,6 +482,8 @@ int main(int argc, char** argv) {
       settings.full_effort = std::atoi(argv[++i]);
     } else if (arg == "--promises") {
       settings.promises = true;
+    } else if (arg == "--checkpoints" && i + 1 < argc) {
+      settings.checkpoint_fraction = std::atof(argv[++i]);
     } else if (arg == "--lp") {
       settings.lp = true;
     } else if (arg == "--whole-max" && i + 1 < argc) {
@@ -498,7 +505,8 @@ int main(int argc, char** argv) {
   for (uint64_t seed = first; seed <= last; ++seed) {
     Scenario scenario;
     if (mode == "contended" || mode == "quality" || mode == "diff") {
-      scenario = ordo::testing::RandomScenario(seed, {.contended = true});
+      scenario = ordo::testing::RandomScenario(
+          seed, {.contended = true, .checkpoint_fraction = settings.checkpoint_fraction});
     } else if (mode == "large") {
       scenario = LargeScenario(gpus, seed);
     } else {
