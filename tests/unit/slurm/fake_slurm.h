@@ -35,8 +35,9 @@ class FakeSlurm final : public SlurmClient {
     int64_t eligible_time = 1000;  // its begin time (StartTime=)
     std::string admin_comment;
     bool batch = true;
-    bool requeue = false;  // submitted --requeue
-    int restarts = 0;      // times requeued
+    bool requeue = false;      // submitted --requeue
+    int restarts = 0;          // times requeued
+    int64_t requeued_at = -1;  // the fake clock at its last requeue
     std::string account = "research";
   };
 
@@ -246,6 +247,7 @@ class FakeSlurm final : public SlurmClient {
     j.indices.clear();
     j.start_time = 0;
     j.eligible_time = now + 121;
+    j.requeued_at = now;
     ++j.restarts;
     return CommandResult{};
   }
@@ -293,6 +295,12 @@ class FakeSlurm final : public SlurmClient {
   }
 
   void TryStart(Job& j) {
+    if (j.requeued_at >= 0 && now <= j.requeued_at) {
+      // Slurm 22.05: slurmd refuses to launch a requeued job in the second of its requeue (its
+      // credential was revoked then), and the job fails.
+      j.state = "FAILED";
+      return;
+    }
     if (j.required_nodes.empty()) {
       // Slurm's own choice for an unpinned (untyped) request.
       const int count = std::stoi(j.tres_per_node.substr(j.tres_per_node.rfind(':') + 1));

@@ -197,18 +197,22 @@ TEST(SlurmPreemptionCycle, HighPriorityArrivalTakesTheNodeAndTheJobComesBack) {
   ASSERT_EQ(second->mapping.candidates.size(), 1u);
   EXPECT_EQ(second->mapping.candidates[0].saved_minutes, 180);
   fake.Tick();
+  EXPECT_EQ(l.state, "PENDING") << "due a second later";
+  fake.now += 1;
+  fake.Tick();
   EXPECT_EQ(l.state, "RUNNING");
   EXPECT_EQ(l.admin_comment, "ordo:saved=180m");
   EXPECT_EQ(l.restarts, 1);
 
-  // An hour into its second stay: 10 min of restart, 50 min of work on top of the 3 h saved.
+  // An hour after its resume (it started a second later, when due): 10 min of restart, then 49
+  // whole minutes of work on top of the 3 h saved.
   auto third = Cycle(fake, SlurmConfig{}, kNow + 3 * kHour);
   ASSERT_TRUE(third) << third.error().ToString();
   const Job* j = FindJob(third->mapping.scenario, low);
   ASSERT_NE(j, nullptr);
   ASSERT_TRUE(j->running);
   EXPECT_EQ(j->running->progress_steps, 3);
-  EXPECT_EQ(third->mapping.preemptible.at(0).progress_minutes, 230);
+  EXPECT_EQ(third->mapping.preemptible.at(0).progress_minutes, 229);
   EXPECT_EQ(l.admin_comment, "ordo:saved=180m");
   EXPECT_EQ(l.state, "RUNNING");
 }
@@ -260,12 +264,16 @@ TEST(SlurmPreemptionEnforce, MigrationRequeuesAndPinsTheNewBlockInOneAction) {
   const std::string id = std::to_string(low);
   ASSERT_GE(actions[0].commands.size(), 4u);
   EXPECT_EQ(actions[0].commands[0], (std::vector<std::string>{"scontrol", "requeue", id}));
+  // Due a second after the requeue: slurmd refuses a requeued job's launch in that second.
   EXPECT_EQ(actions[0].commands.back(),
-            (std::vector<std::string>{"scontrol", "update", "JobId=" + id, "StartTime=now",
+            (std::vector<std::string>{"scontrol", "update", "JobId=" + id, "StartTime=now+1",
                                       "AdminComment=ordo:saved=180m"}));
   Harness h;
   const ApplyReport applied = ApplyActions(fake, actions, config, false, nullptr, h.sleep, h.log);
   EXPECT_EQ(applied.actions_failed, 0);
+  fake.Tick();
+  EXPECT_EQ(fake.jobs().at(low).state, "PENDING");
+  fake.now += 1;
   fake.Tick();
   const FakeSlurm::Job& j = fake.jobs().at(low);
   EXPECT_EQ(j.state, "RUNNING");

@@ -73,8 +73,12 @@ Action StartAction(const Mapping& mapping, int64_t slurm_id, int first_gpu, int 
   }
   if (!held || marked) {
     // Due now, and no longer ordo's deferral: a later cycle sees it as released by ordo. A resumed
-    // job's mark keeps its saved work, from which its progress is counted while it runs.
-    a.commands.push_back({"scontrol", "update", "JobId=" + id, "StartTime=now"});
+    // job's mark keeps its saved work, from which its progress is counted while it runs. A
+    // resumed job is due a second later: its node's slurmd refuses to launch a requeued job in
+    // the second of its requeue ("Job ... already killed, do not launch batch job"), which a
+    // migration's restart would otherwise hit.
+    a.commands.push_back(
+        {"scontrol", "update", "JobId=" + id, saved_minutes ? "StartTime=now+1" : "StartTime=now"});
     if (marked)
       a.commands.back().push_back("AdminComment=" + FormatOrdoMark({false, saved_minutes}));
   }
