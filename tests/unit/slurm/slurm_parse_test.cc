@@ -28,12 +28,12 @@ constexpr const char* kSqueue = R"json({"meta":{},"errors":[],"jobs":[
   "nodes":"","required_nodes":"","node_count":2,"tres_per_node":"gres:gpu:8","tres_per_job":"",
   "gres_detail":[],"submit_time":1795970981,"start_time":0,"time_limit":null,"batch_flag":true},
  {"job_id":7,"name":"wide","job_state":"RUNNING","state_reason":"None","comment":"","partition":"gpu",
-  "priority":4294901756,"nodes":"n[3-4]","required_nodes":"n3,n4","node_count":2,
+  "requeue":true,"batch_flag":true,"priority":4294901756,"nodes":"n[3-4]","required_nodes":"n3,n4","node_count":2,
   "tres_per_node":"gres:gpu:g0:1,gres:gpu:g1:1",
   "gres_detail":["gpu:g0:1(IDX:0),gpu:g1:1(IDX:1)","gpu:g0:1(IDX:0),gpu:g1:1(IDX:1)"],
   "submit_time":1795970984,"start_time":1795970984,"time_limit":90},
  {"job_id":8,"name":"ordo-svc-chat","job_state":"RUNNING","state_reason":"None","comment":"",
-  "priority":4294901754,"nodes":"n1","node_count":1,"tres_per_node":"gres:gpu:g7:1",
+  "requeue":true,"batch_flag":false,"priority":4294901754,"nodes":"n1","node_count":1,"tres_per_node":"gres:gpu:g7:1",
   "gres_detail":["gpu:g7:1(IDX:7)"],"submit_time":1,"start_time":2,"time_limit":null},
  {"job_id":9,"name":"untyped","job_state":"RUNNING","nodes":"n2","node_count":1,
   "tres_per_node":"gres:gpu:4","gres_detail":["gpu:4(IDX:0-2,5)"],"priority":1,
@@ -82,6 +82,11 @@ TEST(SlurmParse, SqueueJobs) {
   EXPECT_EQ(wide.gpu_indices[1], (std::vector<int>{0, 1}));
   EXPECT_EQ(wide.requested_indices, (std::vector<int>{0, 1}));
   EXPECT_EQ(wide.time_limit_minutes, 90);
+  EXPECT_TRUE(wide.requeue);
+  EXPECT_TRUE(wide.batch);
+  EXPECT_FALSE(held.requeue);  // absent: never requeued by ordo
+  EXPECT_TRUE((*jobs)[2].requeue);
+  EXPECT_FALSE((*jobs)[2].batch);  // an salloc placeholder
   EXPECT_EQ((*jobs)[2].gpu_indices[0], (std::vector<int>{7}));
   const SlurmJob& untyped = (*jobs)[3];
   EXPECT_TRUE(untyped.requested_indices.empty());
@@ -122,6 +127,8 @@ TEST(SlurmParse, MalformedJsonIsAClearError) {
        "jobs[0].gres_detail[0]", "bad index range"},
       {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","priority":1e300}]})json",
        "jobs[0].priority", "out of range"},
+      {R"json({"jobs":[{"job_id":1,"job_state":"RUNNING","requeue":"yes"}]})json",
+       "jobs[0].requeue", "expected true or false"},
   };
   for (const Case& c : cases) {
     auto jobs = ParseSqueueJson(c.text);
