@@ -155,8 +155,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
                       CeilDiv(meta.restart_minutes, step_min)};
   };
   // ordo may preempt it: it saves, and Slurm may requeue it.
-  auto may_preempt = [](const SlurmJob& job, const std::optional<OrdoMetadata>& meta) {
-    return meta && meta->checkpoint_minutes && job.requeue && job.batch;
+  auto may_preempt = [](const SlurmJob& job, const OrdoMetadata* meta) {
+    return meta != nullptr && meta->checkpoint_minutes && job.requeue && job.batch;
   };
 
   auto add_pinned = [&](const SlurmJob& job, const std::vector<int>& ids, int start_step,
@@ -182,7 +182,8 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     if (running && resumed_from) {
       duration = std::clamp(std::max(duration, progress_steps + 1), 1, Limits::kMaxDurationSteps);
     }
-    if (running && meta && meta->checkpoint_minutes && !may_preempt(job, meta)) {
+    const bool preemptible = running && may_preempt(job, meta ? &*meta : nullptr);
+    if (running && meta && meta->checkpoint_minutes && !preemptible) {
       m.notes.push_back(JobLabel(job) + ": has checkpoint= but " +
                         (job.batch ? "was not submitted --requeue" : "is not a batch job") +
                         ": ordo never preempts it");
@@ -204,7 +205,7 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
           j.running->restart_steps_left = CeilDiv(restart_left_min, config.step_minutes);
         }
       }
-      if (running && pieces.size() == 1 && may_preempt(job, meta)) {
+      if (preemptible && pieces.size() == 1) {
         j.checkpoint = checkpoint_of(*meta);
         m.preemptible.push_back(
             Preemptible{static_cast<int>(sc.jobs.size()), job.id, progress_min,
@@ -335,7 +336,7 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     const int64_t waited = std::max<int64_t>(0, now - job->submit_time) / step_s;
     j.arrival_step = -static_cast<int>(std::min<int64_t>(waited, Limits::kMaxAbsStep));
     if (md.gpu_type) j.requirement.gpu_type = md.gpu_type;
-    if (may_preempt(*job, md)) j.checkpoint = checkpoint_of(md);
+    if (may_preempt(*job, &md)) j.checkpoint = checkpoint_of(md);
     const std::optional<OrdoMark> mark = ParseOrdoMark(job->admin_comment);
     const std::optional<int> saved = mark ? mark->saved_minutes : std::nullopt;
     std::string bad;

@@ -4,21 +4,29 @@
 
 namespace ordo::policy {
 
+JobPlacement RunningJobEntry(const Job& job) {
+  JobPlacement entry;
+  entry.id = job.id;
+  entry.start_step = job.running->start_step;
+  entry.first_gpu = job.running->first_gpu;
+  entry.gpus = job.shapes.front().gpus;
+  entry.duration_steps = job.shapes.front().duration_steps;
+  return entry;
+}
+
 Plan MakeEmptyPlan(const Scenario& scenario, std::string_view policy_name) {
   Plan plan;
   plan.scenario = scenario.name;
   plan.policy = std::string(policy_name);
   plan.jobs.reserve(scenario.jobs.size());
   for (const Job& job : scenario.jobs) {
-    JobPlacement placement;
-    placement.id = job.id;
     if (job.running) {
-      placement.start_step = job.running->start_step;
-      placement.first_gpu = job.running->first_gpu;
-      placement.gpus = job.shapes.front().gpus;
-      placement.duration_steps = job.shapes.front().duration_steps;
+      plan.jobs.push_back(RunningJobEntry(job));
+    } else {
+      JobPlacement placement;
+      placement.id = job.id;
+      plan.jobs.push_back(std::move(placement));
     }
-    plan.jobs.push_back(std::move(placement));
   }
   plan.services.reserve(scenario.services.size());
   for (const Service& service : scenario.services) {

@@ -9,6 +9,9 @@
 
 namespace ordo::policy {
 
+/// A running job's plan entry: where it runs, its single shape.
+JobPlacement RunningJobEntry(const Job& job);
+
 /// A plan with every job (unstarted, running jobs at their blocks) and every service (T empty
 /// lists), in scenario order, named after the scenario and `policy_name`.
 Plan MakeEmptyPlan(const Scenario& scenario, std::string_view policy_name);

@@ -88,14 +88,11 @@ double RunningJobValue(const Scenario& scenario, const Job& job) {
 JobPlacement PlacementOf(const Scenario& scenario, const Decisions& decisions, int j) {
   const Job& job = scenario.jobs[j];
   JobPlacement p;
-  p.id = job.id;
   if (job.running) {
-    p.start_step = job.running->start_step;
-    p.first_gpu = job.running->first_gpu;
-    p.gpus = job.shapes.front().gpus;
-    p.duration_steps = job.shapes.front().duration_steps;
+    p = RunningJobEntry(job);
   } else {
     ORDO_ASSERT(decisions.jobs[j].has_value());
+    p.id = job.id;
     const Placement& placed = *decisions.jobs[j];
     const Shape& shape = job.shapes[placed.shape];
     p.start_step = placed.start;
@@ -193,13 +190,9 @@ std::vector<uint8_t> BatchOccupancy(const Scenario& scenario, const Decisions* d
     if (skip_jobs != nullptr && (*skip_jobs)[j]) continue;
     if (decisions != nullptr && decisions->preemptions[j]) {
       const JobPlacement p = PlacementOf(scenario, *decisions, static_cast<int>(j));
-      const JobStays stays = StaysOf(job, p);
-      for (int k = 0; k < stays.count; ++k) {
-        const Stay& stay = stays.stays[k];
-        const auto from = static_cast<int>(std::clamp<long long>(stay.from, 0, steps));
-        const auto to = static_cast<int>(std::clamp<long long>(stay.to, 0, steps));
-        mark(stay.first_gpu, p.gpus, from, to - from);
-      }
+      ForEachStayInHorizon(scenario, job, p, [&](int first_gpu, int from, int to) {
+        mark(first_gpu, p.gpus, from, to - from);
+      });
     } else if (job.running) {
       mark(job.running->first_gpu, job.shapes.front().gpus, job.running->start_step,
            job.running_end_step() - job.running->start_step);

@@ -3,10 +3,12 @@
 // only at the end (Realize), sticky between steps.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "ordo/core/metrics.h"
 #include "ordo/core/plan.h"
 #include "ordo/core/scenario.h"
 
@@ -62,6 +64,20 @@ double PlacementValue(const Scenario& scenario, const Job& job, const Shape& sha
 /// Job j's entry in the plan of these decisions (JobPlacement: start, block, shape, preemption).
 /// Requires a running job or a placed one.
 JobPlacement PlacementOf(const Scenario& scenario, const Decisions& decisions, int j);
+
+/// Calls fn(first_gpu, from, to) for each stay of `p` (StaysOf: one, or two when it is preempted
+/// and resumed), its steps clipped to the horizon; stays outside it are skipped.
+template <typename Fn>
+void ForEachStayInHorizon(const Scenario& scenario, const Job& job, const JobPlacement& p,
+                          Fn&& fn) {
+  const JobStays stays = StaysOf(job, p);
+  const int steps = scenario.horizon_steps;
+  for (int k = 0; k < stays.count; ++k) {
+    const auto from = static_cast<int>(std::clamp<long long>(stays.stays[k].from, 0, steps));
+    const auto to = static_cast<int>(std::clamp<long long>(stays.stays[k].to, 0, steps));
+    if (from < to) fn(stays.stays[k].first_gpu, from, to);
+  }
+}
 
 /// Reward and value of a job placed as `p` (any legal placement, preempted or not): its kept work
 /// inside the horizon (StaysOf), as ComputeMetrics counts it.

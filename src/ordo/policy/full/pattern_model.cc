@@ -45,12 +45,8 @@ void ForEachHeld(const Scenario& scenario, const Pattern& p, Fn&& fn) {
     if (from < to) fn(p.first_gpu, gpus, from, to);
     return;
   }
-  const JobStays stays = StaysOf(job, PatternPlacement(job, p));
-  for (int k = 0; k < stays.count; ++k) {
-    const auto from = static_cast<int>(std::clamp<long long>(stays.stays[k].from, 0, steps));
-    const auto to = static_cast<int>(std::clamp<long long>(stays.stays[k].to, 0, steps));
-    if (from < to) fn(stays.stays[k].first_gpu, gpus, from, to);
-  }
+  ForEachStayInHorizon(scenario, job, PatternPlacement(job, p),
+                       [&](int first_gpu, int from, int to) { fn(first_gpu, gpus, from, to); });
 }
 
 /// Calls fn(pattern) for every legal pattern of job j inside the window; stops early when fn

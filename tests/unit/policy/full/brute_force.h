@@ -193,9 +193,11 @@ inline double BruteForceOptimum(const Scenario& s) {
                     r.start_step + 1, options);
     choices.push_back(std::move(options));
   }
-  std::unordered_map<uint64_t, double> states{{running, running_reward}};
-  for (const auto& options : choices) {
-    std::unordered_map<uint64_t, double> next;
+  // Every state extended by every option that does not collide with it, the best reward per
+  // GPU-steps held; `next` starts as the states kept without any option.
+  using States = std::unordered_map<uint64_t, double>;
+  const auto extend = [](const States& states,
+                         const std::vector<std::pair<uint64_t, double>>& options, States next) {
     for (const auto& [mask, reward] : states) {
       for (const auto& [bits, gain] : options) {
         if ((mask & bits) != 0) continue;
@@ -203,8 +205,10 @@ inline double BruteForceOptimum(const Scenario& s) {
         if (!inserted) it->second = std::max(it->second, reward + gain);
       }
     }
-    states = std::move(next);
-  }
+    return next;
+  };
+  States states{{running, running_reward}};
+  for (const auto& options : choices) states = extend(states, options, {});
   for (const Job& job : s.jobs) {
     if (job.running) continue;
     std::vector<std::pair<uint64_t, double>> options;
@@ -220,15 +224,7 @@ inline double BruteForceOptimum(const Scenario& s) {
         }
       }
     }
-    std::unordered_map<uint64_t, double> next = states;  // the job not started
-    for (const auto& [mask, reward] : states) {
-      for (const auto& [bits, gain] : options) {
-        if ((mask & bits) != 0) continue;
-        auto [it, inserted] = next.emplace(mask | bits, reward + gain);
-        if (!inserted) it->second = std::max(it->second, reward + gain);
-      }
-    }
-    states = std::move(next);
+    states = extend(states, options, states);  // or the job not started
   }
 
   constexpr double kNone = -std::numeric_limits<double>::infinity();
