@@ -90,20 +90,6 @@ void AddTightestFirstVariant(const SearchContext& ctx, std::vector<ServiceVarian
   }
 }
 
-// Per step: what a GPU earns a job of priority `lambda` there, at steps where some waiting job has
-// arrived (0 before any has).
-std::vector<double> Prices(const Scenario& s, double lambda) {
-  int first_arrival = s.horizon_steps;
-  for (const Job& job : s.jobs) {
-    if (!job.running) first_arrival = std::min(first_arrival, std::max(0, job.arrival_step));
-  }
-  std::vector<double> price(s.horizon_steps, 0.0);
-  for (int t = first_arrival; t < s.horizon_steps; ++t) {
-    price[t] = lambda * (1.0 - s.objective.time_decay * t / s.horizon_steps);
-  }
-  return price;
-}
-
 // The services that can use every group reserved anywhere in the cluster, step by step; the
 // others in their groups.
 void ReserveAnywhere(const Scenario& s, const ServiceCounts& counts, BlockGrid& base) {
@@ -244,15 +230,33 @@ std::optional<ServiceCounts> BudgetCounts(const SearchContext& ctx, long long un
   return counts;
 }
 
+std::vector<double> ServedWorth(const Scenario& s) {
+  std::vector<double> worth;
+  for (const Service& service : s.services) {
+    const double m = s.objective.unmet_penalty_multiplier;
+    worth.push_back(m > 0 ? m * service.priority : 1.0);
+  }
+  return worth;
+}
+
+std::vector<double> Prices(const Scenario& s, double lambda) {
+  int first_arrival = s.horizon_steps;
+  for (const Job& job : s.jobs) {
+    if (!job.running) first_arrival = std::min(first_arrival, std::max(0, job.arrival_step));
+  }
+  std::vector<double> price(s.horizon_steps, 0.0);
+  for (int t = first_arrival; t < s.horizon_steps; ++t) {
+    price[t] = lambda * (1.0 - s.objective.time_decay * t / s.horizon_steps);
+  }
+  return price;
+}
+
 std::optional<ServiceCounts> PricedBudgetCounts(const SearchContext& ctx, long long unmet) {
   const Scenario& s = ctx.scenario;
   double top = 0;
   for (const Job& job : s.jobs) top = std::max(top, job.priority);
   CurveOptions options;
-  for (const Service& service : s.services) {
-    const double m = s.objective.unmet_penalty_multiplier;
-    options.worth.push_back(m > 0 ? m * service.priority : 1.0);
-  }
+  options.worth = ServedWorth(s);
   double lo = 0, hi = top;
   std::optional<ServiceCounts> best;
   for (int k = 0; k < 12; ++k) {

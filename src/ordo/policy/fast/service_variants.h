@@ -57,6 +57,14 @@ bool BetterOutcome(const Scenario& scenario, const Outcome& a, const Outcome& b,
 /// even uncapped curves leave more unmet. Cost: O(log demand) curve plans per service.
 std::optional<ServiceCounts> BudgetCounts(const SearchContext& ctx, long long unmet);
 
+/// Per step: what a GPU earns a job of priority `lambda` there, at steps where some waiting job has
+/// arrived (0 before any has): CurveOptions::price for services that give way to such a job.
+std::vector<double> Prices(const Scenario& scenario, double lambda);
+
+/// Per service: what a unit of its demand served is worth to priced curves (CurveOptions::worth):
+/// the penalty it avoids, M x priority, or 1 for every service where M is 0.
+std::vector<double> ServedWorth(const Scenario& scenario);
+
 /// Priced services (PlanServiceCounts' `price`): a GPU-step at t costs what a job of priority
 /// lambda earns there, so each service serves its demand where that is worth more (M x priority,
 /// or 1 for every service where M is 0 and only the budget gives served demand a worth) and gives
