@@ -20,9 +20,12 @@
 //     the best pass; then a few moves around the jobs that lost most reward: displacement (the
 //     job takes GPUs a service's curve held, the services re-planned around it) and
 //     ruin-and-recreate (the job placed first, the services planned around it, every other job
-//     placed again around both). The number of passes is fixed by the instance's size and
-//     PolicyOptions::effort, so the same input, seed and effort give the same plan; the time
-//     limit only cuts the schedule short on inputs too large for it.
+//     placed again around both); last, adaptive large neighbourhood search from the plan so far
+//     (neighbourhood_search.h: destroy a region, a job's competitors, the cheapest or random jobs;
+//     keep or re-plan the services; repair greedily or by regret). The number of passes and the
+//     loop's work are fixed by the instance's size and PolicyOptions::effort, so the same input,
+//     seed and effort give the same plan; the time limit only cuts the search short on inputs
+//     too large for it.
 //  5. Services get concrete GPU ids that move as little as possible between steps.
 //  6. Do no harm (DoNoHarm): among fast mode's plans, the four baselines' plans (and, where jobs
 //     have checkpoints, the two preempting peers') and plans built from them, the best objective
@@ -33,7 +36,8 @@
 //  8. The GPUs idle at step 0 lent to the services as headroom (policy/common/headroom.h).
 // Code: the phases are in this directory, over one solve's SearchContext (search.h): batch passes
 // (batch_passes.h), service variants (service_variants.h), local moves (local_moves.h), the
-// do-no-harm selection (do_no_harm.h), preemption (preemption_move.h); this file runs them.
+// neighbourhood search (neighbourhood_search.h), the do-no-harm selection (do_no_harm.h),
+// preemption (preemption_move.h); this file runs them.
 // Guarantees: every plan is legal (CheckPlan); services are never below their floors; a job is
 // never placed where it would push a service below its planned curve. On up to 5,000 jobs (and
 // inside the time limit): value >= fifo's, unmet real-time demand <= reactive's wherever fast
@@ -61,6 +65,7 @@
 #include "ordo/policy/fast/batch_passes.h"
 #include "ordo/policy/fast/do_no_harm.h"
 #include "ordo/policy/fast/local_moves.h"
+#include "ordo/policy/fast/neighbourhood_search.h"
 #include "ordo/policy/fast/preemption_move.h"
 #include "ordo/policy/fast/search.h"
 #include "ordo/policy/fast/service_variants.h"
@@ -107,6 +112,9 @@ std::vector<Outcome> SearchVariants(const SearchContext& ctx, const Plan* reacti
         ctx.scenario.services.empty() ? 0 : fast::Moves(ctx.candidates.size(), passes);
     fast::Displace(ctx, batch, moves / 2, unmet_limit, outcome);
     fast::Recreate(ctx, batch, moves - moves / 2, unmet_limit, outcome);
+    fast::SearchNeighbourhoods(ctx, batch,
+                               fast::NeighbourhoodBudget(ctx.candidates.size(), ctx.options.effort),
+                               unmet_limit, outcome);
     return outcome;
   };
   const int passes = budget - trial_passes;

@@ -3,6 +3,7 @@
 //                       the time-stepped pass, seeded perturbations of the best order)
 //   service_variants.h  how far the services' curves give way to batch work: each variant planned
 //   local_moves.h       displacement and ruin-and-recreate around the jobs that lose most reward
+//   neighbourhood_search.h  the anytime improvement loop: adaptive large neighbourhood search
 //   do_no_harm.h        the selection that keeps fast mode's promises against the baselines
 // This header holds what they share: the solve's context (read only; no phase keeps per-solve
 // state anywhere else) and the shapes of a search's results.
