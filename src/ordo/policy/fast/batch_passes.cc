@@ -9,19 +9,17 @@ namespace ordo::policy::fast {
 // Greedy passes in all: about kPlacementBudget job placements, at least kMinPasses (the best seed
 // orders) and at most kMaxPasses. A placement costs more on a larger cluster
 // (bench/fast_bench.cc), so a budget counted in placements keeps every size inside its latency
-// target. 48 rather than 32 because more perturbations still pay on small instances; no more than
-// two per job beyond 32 because 48 passes take the 16-job benchmark instance past its target
+// target. At most 64: more would still pay on the quality loop's instances, but the passes and
+// the neighbourhood search after them share the 8-GPU benchmark instance's 1 ms target
 // (docs/fast-mode.md, "The search's length"). `effort` (PolicyOptions::effort) multiplies it.
 int PassBudget(size_t jobs, int effort) {
-  constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 48;
+  constexpr size_t kPlacementBudget = 16'000, kMinPasses = 3, kMaxPasses = 64;
   if (jobs == 0) return 0;
-  return effort * static_cast<int>(
-                      std::clamp(std::min(kPlacementBudget / jobs, std::max<size_t>(32, 2 * jobs)),
-                                 kMinPasses, kMaxPasses));
+  return effort * static_cast<int>(std::clamp(kPlacementBudget / jobs, kMinPasses, kMaxPasses));
 }
 
-// Each move costs about a pass, a recreation up to two. Like the passes beyond 32 (PassBudget),
-// they grow with the work to search: 4 on the 16-job 8-GPU benchmark instance, which keeps it
+// Each move costs about a pass, a recreation up to two. They grow with the work to search:
+// 4 on the 16-job 8-GPU benchmark instance, which keeps it
 // inside its latency target, 8 from 32 jobs. Eight on every instance finds better plans more
 // often but takes that instance past its target (docs/fast-mode.md, "The search's length").
 int Moves(size_t jobs, int passes) {

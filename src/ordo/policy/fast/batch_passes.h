@@ -19,7 +19,7 @@
 namespace ordo::policy::fast {
 
 /// Greedy passes in all for `jobs` waiting jobs at `effort`: about 16,000 job placements, at least
-/// 3 (the best seed orders) and at most 48, times the effort.
+/// 3 (the best seed orders) and at most 128, times the effort.
 int PassBudget(size_t jobs, int effort);
 
 /// Displacement and ruin-and-recreate moves after a schedule of `passes`: one per four waiting

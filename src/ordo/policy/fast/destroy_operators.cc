@@ -76,7 +76,8 @@ Neighbourhood DestroyRegion(OperatorContext& op, const PassResult& pass) {
   const int from = p.start_step - static_cast<int>(op.rng() % static_cast<unsigned>(reach));
   const int to = p.start_step + shape.duration_steps +
                  static_cast<int>(op.rng() % static_cast<unsigned>(reach));
-  return {Overlapping(op, pass, first, std::min(first + width, group_first + group_gpus), from, to)};
+  return {
+      Overlapping(op, pass, first, std::min(first + width, group_first + group_gpus), from, to)};
 }
 
 Neighbourhood DestroyCompetitors(OperatorContext& op, const PassResult& pass,

@@ -93,7 +93,11 @@ size_t AddStageTwoPlans(const SearchContext& ctx, const std::vector<Outcome>& ou
     if (pool[i].metrics.preemptions > 0) continue;
     if (auto plan = Refill(ctx, batch, pool[i])) pool.push_back(std::move(*plan));
   }
-  const int passes = std::max(3, PassBudget(ctx.candidates.size(), ctx.options.effort) / 4);
+  // A short schedule each (a quarter of the search's, at most 12 passes per unit of effort): these
+  // plans are candidates beside the search's own.
+  constexpr int kCandidatePasses = 12;
+  const int passes = std::max(3, std::min(PassBudget(ctx.candidates.size(), ctx.options.effort) / 4,
+                                          kCandidatePasses * ctx.options.effort));
   for (auto budget : {&BudgetCounts, &PricedBudgetCounts}) {
     if (ctx.OutOfTime()) break;
     if (auto counts = budget(ctx, promises.max_unmet_gpu_steps)) {

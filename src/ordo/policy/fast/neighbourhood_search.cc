@@ -31,7 +31,7 @@ constexpr double kStartWorse = 0.005, kCooling = 0.01;
 constexpr long long kServicePlanCost = 8 * kSearchCost;
 // The budget: this much per waiting job, at most kMaxBudget, and none where it would not pay for
 // kMinIterations iterations that each put back every job.
-constexpr long long kBudgetPerJob = 200, kMaxBudget = 32'000, kMinIterations = 64;
+constexpr long long kBudgetPerJob = 100, kMaxBudget = 32'000, kMinIterations = 64;
 
 // An operator drawn in proportion to its weight; the weights follow each segment's scores.
 class Roulette {
@@ -57,8 +57,8 @@ class Roulette {
   void EndSegment() {
     for (size_t k = 0; k < weight_.size(); ++k) {
       if (uses_[k] > 0) {
-        weight_[k] = std::max(kMinWeight, (1 - kReaction) * weight_[k] +
-                                              kReaction * score_[k] / uses_[k]);
+        weight_[k] =
+            std::max(kMinWeight, (1 - kReaction) * weight_[k] + kReaction * score_[k] / uses_[k]);
       }
       score_[k] = 0;
       uses_[k] = 0;
@@ -126,19 +126,26 @@ class NeighbourhoodSearch {
 Solution NeighbourhoodSearch::Run(const Solution& start, long long budget) {
   ReserveCounts(s_, *start.counts, base_);
   Solution current = start, best = start;
-  Roulette destroys(kDestroys), repairs(kRepairs), services(s_.services.empty() ? 1 : kServiceModes);
+  Roulette destroys(kDestroys), repairs(kRepairs),
+      services(s_.services.empty() ? 1 : kServiceModes);
   const double start_temperature =
       std::max(1e-6, kStartWorse * std::abs(start.objective()) / std::log(2.0));
   for (int iteration = 1; op_.spent < budget && !ctx_.OutOfTime(); ++iteration) {
     const int d = destroys.Draw(op_), r = repairs.Draw(op_), m = services.Draw(op_);
     Neighbourhood hood;
     switch (d) {
-      case kRegion: hood = DestroyRegion(op_, current.pass); break;
+      case kRegion:
+        hood = DestroyRegion(op_, current.pass);
+        break;
       case kCompetitors:
         hood = DestroyCompetitors(op_, current.pass, m == kKeepServices ? base_ : ctx_.pinned);
         break;
-      case kCheapest: hood = DestroyCheapest(op_, current.pass); break;
-      default: hood = DestroyRandom(op_, current.pass); break;
+      case kCheapest:
+        hood = DestroyCheapest(op_, current.pass);
+        break;
+      default:
+        hood = DestroyRandom(op_, current.pass);
+        break;
     }
     op_.spent += kReplayCost;  // no iteration is free, even an empty one
     if (hood.removed.empty() && hood.focus < 0) continue;
@@ -147,7 +154,8 @@ Solution NeighbourhoodSearch::Run(const Solution& start, long long budget) {
     if (next && next->unmet <= unmet_cap_) {
       const double delta = next->objective() - current.objective();
       const double temperature =
-          start_temperature * std::pow(kCooling, static_cast<double>(op_.spent) / static_cast<double>(budget));
+          start_temperature *
+          std::pow(kCooling, static_cast<double>(op_.spent) / static_cast<double>(budget));
       if (next->objective() > best.objective() + 1e-9) {
         score = kScoreBest;
         best = *next;
@@ -210,8 +218,7 @@ std::optional<Solution> NeighbourhoodSearch::Recreate(const Solution& current,
   std::vector<std::pair<double, int>> keyed;
   keyed.reserve(pool.size());
   for (int j : pool) {
-    keyed.emplace_back(s_.jobs[j].priority * (repair == kNoisy ? 1 + 0.5 * op_.Uniform() : 1.0),
-                       j);
+    keyed.emplace_back(s_.jobs[j].priority * (repair == kNoisy ? 1 + 0.5 * op_.Uniform() : 1.0), j);
   }
   std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first > b.first;
