@@ -15,9 +15,17 @@ enum Destroy { kRegion, kCompetitors, kCheapest, kRandom, kDestroys };
 enum Repair { kGreedy, kRegret, kNoisy, kRepairs };
 // The services' counts kept, or planned again on what the other jobs (and the focus job) leave:
 // under caps at the most GPUs each holds now (the cap the outcome's service variant may have
-// set), free to cover all their demand, or priced to give way where a job of the focus job's
-// priority (or a random job's to place) earns more than the demand served is worth.
-enum ServiceMode { kKeepServices, kReplanCapped, kReplanFree, kReplanPriced, kServiceModes };
+// set), free to cover all their demand, priced to give way where a job of the focus job's
+// priority (or a random job's to place) earns more than the demand served is worth, or capped as
+// low as the unmet cap allows (BudgetCountsOn: the most room for batch work).
+enum ServiceMode {
+  kKeepServices,
+  kReplanCapped,
+  kReplanFree,
+  kReplanPriced,
+  kReplanBudget,
+  kServiceModes
+};
 
 // Ropke and Pisinger's scores for an iteration's outcome, and how the weights follow them.
 constexpr double kScoreBest = 33, kScoreBetter = 9, kScoreAccepted = 13;
@@ -246,18 +254,28 @@ bool NeighbourhoodSearch::ReplanServices(const Solution& current, int focus, int
     op_.spent += kSearchCost;
     if (p.shape >= 0) Place(s_, grid, focus, p, reward, next.pass);
   }
-  CurveOptions curves;
-  if (mode == kReplanCapped) curves.cap = MostHeld(*current.counts);
-  if (mode == kReplanPriced && (focus >= 0 || !pool.empty())) {
-    const int priced_for = focus >= 0 ? focus : pool[op_.rng() % pool.size()];
-    curves.price = Prices(s_, s_.jobs[priced_for].priority);
-    curves.worth = served_worth_;
+  const std::vector<std::vector<int>> left = LeftBy(s_, ctx_.free, next.pass);
+  const auto services = static_cast<long long>(s_.services.size());
+  std::optional<ServiceCounts> counts;
+  if (mode == kReplanBudget) {
+    int plans = 0;
+    counts = BudgetCountsOn(s_, left, unmet_cap_, &plans);
+    op_.spent += kServicePlanCost * services * plans;
+  } else {
+    CurveOptions curves;
+    if (mode == kReplanCapped) curves.cap = MostHeld(*current.counts);
+    if (mode == kReplanPriced && (focus >= 0 || !pool.empty())) {
+      const int priced_for = focus >= 0 ? focus : pool[op_.rng() % pool.size()];
+      curves.price = Prices(s_, s_.jobs[priced_for].priority);
+      curves.worth = served_worth_;
+    }
+    bool complete = true;
+    counts = PlanServiceCounts(s_, left, curves, &complete);
+    op_.spent += kServicePlanCost * services;
+    if (!complete) counts.reset();
   }
-  bool complete = true;
-  next.counts = std::make_shared<const ServiceCounts>(
-      PlanServiceCounts(s_, LeftBy(s_, ctx_.free, next.pass), curves, &complete));
-  op_.spent += kServicePlanCost * static_cast<long long>(s_.services.size());
-  if (!complete) return false;
+  if (!counts) return false;
+  next.counts = std::make_shared<const ServiceCounts>(std::move(*counts));
   ReserveCounts(s_, *next.counts, grid);
   next.penalty = UnmetPenalty(s_, *next.counts);
   next.unmet = UnmetSteps(s_, *next.counts);

@@ -201,33 +201,45 @@ bool BetterOutcome(const Scenario& s, const Outcome& a, const Outcome& b, long l
 }
 
 std::optional<ServiceCounts> BudgetCounts(const SearchContext& ctx, long long unmet) {
-  const Scenario& s = ctx.scenario;
+  return BudgetCountsOn(ctx.scenario, ctx.free, unmet);
+}
+
+std::optional<ServiceCounts> BudgetCountsOn(const Scenario& s,
+                                            const std::vector<std::vector<int>>& free,
+                                            long long unmet, int* plans) {
+  int planned = 0;
+  bool floors_fit = true;  // the floors fit `free` (caps never go below them)
+  const auto plan = [&](const std::vector<int>& caps) {
+    ++planned;
+    return PlanServiceCounts(s, free, {.cap = caps}, &floors_fit);
+  };
   std::vector<int> caps(s.services.size(), -1);
-  ServiceCounts counts = PlanServiceCounts(s, ctx.free, {.cap = caps});
-  if (UnmetSteps(s, counts) > unmet) return std::nullopt;
-  std::vector<int> order(s.services.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return s.services[a].priority < s.services[b].priority; });
-  for (int i : order) {
-    const auto& demand = s.services[i].demand;
-    int lo = 0, hi = *std::max_element(demand.begin(), demand.end());  // hi always keeps it
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      caps[i] = mid;
-      ServiceCounts trial = PlanServiceCounts(s, ctx.free, {.cap = caps});
-      if (UnmetSteps(s, trial) <= unmet) {
-        hi = mid;
-        counts = std::move(trial);
-      } else {
-        lo = mid + 1;
+  ServiceCounts counts = plan(caps);
+  std::optional<ServiceCounts> result;
+  if (floors_fit && UnmetSteps(s, counts) <= unmet) {
+    std::vector<int> order(s.services.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return s.services[a].priority < s.services[b].priority; });
+    for (int i : order) {
+      const auto& demand = s.services[i].demand;
+      int lo = 0, hi = *std::max_element(demand.begin(), demand.end());  // hi always keeps it
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        caps[i] = mid;
+        if (UnmetSteps(s, plan(caps)) <= unmet) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
       }
+      caps[i] = hi;
     }
-    caps[i] = hi;
+    counts = plan(caps);
+    if (UnmetSteps(s, counts) <= unmet) result = std::move(counts);
   }
-  counts = PlanServiceCounts(s, ctx.free, {.cap = caps});
-  if (UnmetSteps(s, counts) > unmet) return std::nullopt;
-  return counts;
+  if (plans != nullptr) *plans = planned;
+  return result;
 }
 
 std::vector<double> ServedWorth(const Scenario& s) {

@@ -57,6 +57,12 @@ bool BetterOutcome(const Scenario& scenario, const Outcome& a, const Outcome& b,
 /// even uncapped curves leave more unmet. Cost: O(log demand) curve plans per service.
 std::optional<ServiceCounts> BudgetCounts(const SearchContext& ctx, long long unmet);
 
+/// BudgetCounts on the capacity `free[group][step]` (what the jobs leave, say); `plans`, where
+/// given, receives how many curve plans it took.
+std::optional<ServiceCounts> BudgetCountsOn(const Scenario& scenario,
+                                            const std::vector<std::vector<int>>& free,
+                                            long long unmet, int* plans = nullptr);
+
 /// Per step: what a GPU earns a job of priority `lambda` there, at steps where some waiting job has
 /// arrived (0 before any has): CurveOptions::price for services that give way to such a job.
 std::vector<double> Prices(const Scenario& scenario, double lambda);
