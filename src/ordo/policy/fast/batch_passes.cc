@@ -38,23 +38,18 @@ Placement BatchPasses::ChooseShape(const BlockGrid& grid, const Job& job, ShapeR
                                    double& reward) const {
   Placement chosen;
   int chosen_finish = 0;
-  for (size_t k = 0; k < job.shapes.size(); ++k) {
-    const Shape& shape = job.shapes[k];
-    const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
-                                         std::max(0, job.arrival_step));
-    if (!found) continue;
-    const double r = Reward(job, shape, found->start_step);
-    const int finish = found->start_step + shape.duration_steps;
+  ForEachEarliest(grid, job, [&](const Placement& p, double r) {
+    const int finish = p.start_step + job.shapes[p.shape].duration_steps;
     const bool better = chosen.shape < 0 ||
                         (rule == ShapeRule::kMostReward
                              ? r > reward
                              : (finish < chosen_finish || (finish == chosen_finish && r > reward)));
     if (better) {
-      chosen = Placement{static_cast<int>(k), found->first_gpu, found->start_step};
+      chosen = p;
       reward = r;
       chosen_finish = finish;
     }
-  }
+  });
   return chosen;
 }
 

@@ -12,6 +12,7 @@
 // do-no-harm selection builds plans for the undecayed value.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "ordo/policy/fast/search.h"
@@ -32,6 +33,20 @@ class BatchPasses {
 
   /// What `job` earns in `shape` from `start`, inside the horizon, at this decay.
   [[nodiscard]] double Reward(const Job& job, const Shape& shape, int start) const;
+
+  /// Calls fn(placement, reward) for each of the job's shapes that fits on `grid`: the shape at its
+  /// earliest free block from the job's arrival, and what it earns there.
+  template <typename Fn>
+  void ForEachEarliest(const BlockGrid& grid, const Job& job, Fn&& fn) const {
+    for (size_t k = 0; k < job.shapes.size(); ++k) {
+      const Shape& shape = job.shapes[k];
+      const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
+                                           std::max(0, job.arrival_step));
+      if (!found) continue;
+      fn(Placement{static_cast<int>(k), found->first_gpu, found->start_step},
+         Reward(job, shape, found->start_step));
+    }
+  }
 
   /// Each of the job's shapes at its earliest free block on `grid` (from its arrival), and the one
   /// `rule` prefers; shape < 0 when none fits. `reward` is the chosen placement's.

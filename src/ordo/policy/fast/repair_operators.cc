@@ -20,21 +20,17 @@ Option Evaluate(OperatorContext& op, const BlockGrid& grid, int j) {
   const Job& job = op.search.scenario.jobs[j];
   Option option;
   double second = 0;
-  for (size_t k = 0; k < job.shapes.size(); ++k) {
-    const Shape& shape = job.shapes[k];
-    const auto found = grid.FindEarliest(shape.gpus, shape.duration_steps, job.requirement,
-                                         std::max(0, job.arrival_step));
-    if (!found) continue;
-    const double r = op.batch.Reward(job, shape, found->start_step);
-    option.reach_end = std::max(option.reach_end, found->start_step + shape.duration_steps);
+  op.batch.ForEachEarliest(grid, job, [&](const Placement& p, double r) {
+    option.reach_end =
+        std::max(option.reach_end, p.start_step + job.shapes[p.shape].duration_steps);
     if (option.best.shape < 0 || r > option.reward) {
       if (option.best.shape >= 0) second = std::max(second, option.reward);
-      option.best = Placement{static_cast<int>(k), found->first_gpu, found->start_step};
+      option.best = p;
       option.reward = r;
     } else {
       second = std::max(second, r);
     }
-  }
+  });
   op.spent += kSearchCost;
   if (option.best.shape < 0) return option;
   const Shape& shape = job.shapes[option.best.shape];
