@@ -18,10 +18,10 @@ int PassBudget(size_t jobs, int effort) {
   return effort * static_cast<int>(std::clamp(kPlacementBudget / jobs, kMinPasses, kMaxPasses));
 }
 
-// Each move costs about a pass, a recreation up to two. They grow with the work to search:
-// 4 on the 16-job 8-GPU benchmark instance, which keeps it
-// inside its latency target, 8 from 32 jobs. Eight on every instance finds better plans more
-// often but takes that instance past its target (docs/fast-mode.md, "The search's length").
+// Each move costs about a pass, a recreation up to two. They grow with the work to search: 4 on
+// the 16-job 8-GPU benchmark instance, which keeps it inside its latency target, 8 from 32 jobs.
+// Eight on every instance finds better plans more often but takes that instance past its target
+// (docs/fast-mode.md, "The search's length").
 int Moves(size_t jobs, int passes) {
   return std::min(std::clamp(static_cast<int>(jobs / 4), 4, 8), passes / 4);
 }
