@@ -34,6 +34,13 @@ double BatchPasses::Reward(const Job& job, const Shape& shape, int start) const 
   return job.priority * shape.gpus * (steps - decay_ * step_sum / s.horizon_steps);
 }
 
+double BatchPasses::BestReward(const Job& job) const {
+  const int arrival = std::max(0, job.arrival_step);
+  double best = 0;
+  for (const Shape& shape : job.shapes) best = std::max(best, Reward(job, shape, arrival));
+  return best;
+}
+
 Placement BatchPasses::ChooseShape(const BlockGrid& grid, const Job& job, ShapeRule rule,
                                    double& reward) const {
   Placement chosen;
@@ -305,12 +312,9 @@ std::vector<double> BatchPasses::LostReward(const PassResult& pass,
   std::vector<double> lost(order.size(), 0.0);
   for (size_t k = 0; k < order.size(); ++k) {
     const Job& job = s.jobs[order[k]];
-    const int arrival = std::max(0, job.arrival_step);
-    double ideal = 0;
-    for (const Shape& shape : job.shapes) ideal = std::max(ideal, Reward(job, shape, arrival));
     const Placement& p = pass.placements[order[k]];
     const double got = p.shape < 0 ? 0.0 : Reward(job, job.shapes[p.shape], p.start_step);
-    lost[k] = std::max(0.0, ideal - got);
+    lost[k] = std::max(0.0, BestReward(job) - got);
   }
   return lost;
 }

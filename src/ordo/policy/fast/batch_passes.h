@@ -34,6 +34,10 @@ class BatchPasses {
   /// What `job` earns in `shape` from `start`, inside the horizon, at this decay.
   [[nodiscard]] double Reward(const Job& job, const Shape& shape, int start) const;
 
+  /// What `job` earns in its most rewarding shape started at its arrival: the most any placement
+  /// earns it.
+  [[nodiscard]] double BestReward(const Job& job) const;
+
   /// Calls fn(placement, reward) for each of the job's shapes that fits on `grid`: the shape at its
   /// earliest free block from the job's arrival, and what it earns there.
   template <typename Fn>

@@ -40,14 +40,8 @@ std::vector<int> Overlapping(const OperatorContext& op, const PassResult& pass, 
 
 OperatorContext::OperatorContext(const SearchContext& context, const BatchPasses& passes)
     : search(context), batch(passes), rng(context.options.seed) {
-  const Scenario& s = search.scenario;
-  ideal.assign(s.jobs.size(), 0.0);
-  for (int j : search.candidates) {
-    const Job& job = s.jobs[j];
-    for (const Shape& shape : job.shapes) {
-      ideal[j] = std::max(ideal[j], batch.Reward(job, shape, std::max(0, job.arrival_step)));
-    }
-  }
+  ideal.assign(search.scenario.jobs.size(), 0.0);
+  for (int j : search.candidates) ideal[j] = batch.BestReward(search.scenario.jobs[j]);
 }
 
 double OperatorContext::RewardOf(const PassResult& pass, int j) const {

@@ -105,6 +105,13 @@ class NeighbourhoodSearch {
   // The best solution found from `start` within `budget` work units.
   Solution Run(const Solution& start, long long budget);
 
+  // What `pass` earns, summed afresh.
+  [[nodiscard]] double Reward(const PassResult& pass) const {
+    double reward = 0;
+    for (int j : ctx_.candidates) reward += op_.RewardOf(pass, j);
+    return reward;
+  }
+
  private:
   // Takes the neighbourhood's jobs out of `current` and places them again with the unstarted
   // jobs (the focus job first), the services kept or planned again (mode). Empty where the
@@ -293,11 +300,7 @@ void NeighbourhoodSearch::Adopt(Solution next, Solution& current) {
 std::vector<int> NeighbourhoodSearch::MostHeld(const ServiceCounts& counts) const {
   std::vector<int> most(s_.services.size(), 0);
   for (size_t i = 0; i < s_.services.size(); ++i) {
-    for (int t = 0; t < s_.horizon_steps; ++t) {
-      int held = 0;
-      for (const auto& per_group : counts[i]) held += per_group[t];
-      most[i] = std::max(most[i], held);
-    }
+    for (int t = 0; t < s_.horizon_steps; ++t) most[i] = std::max(most[i], HeldAt(counts, i, t));
   }
   return most;
 }
@@ -322,12 +325,7 @@ void SearchNeighbourhoods(const SearchContext& ctx, const BatchPasses& batch, lo
   start.unmet = UnmetSteps(s, outcome.counts);
   NeighbourhoodSearch search(ctx, batch, std::max(unmet_limit, start.unmet));
   Solution best = search.Run(start, budget);
-  // The exact reward, free of the loop's running sums' rounding.
-  double reward = 0;
-  for (int j : ctx.candidates) {
-    const Placement& p = best.pass.placements[j];
-    if (p.shape >= 0) reward += batch.Reward(s.jobs[j], s.jobs[j].shapes[p.shape], p.start_step);
-  }
+  const double reward = search.Reward(best.pass);  // free of the loop's running sums' rounding
   const double objective = reward - best.penalty;
   if (objective <= outcome.objective + 1e-9) return;
   best.pass.reward = reward;

@@ -34,13 +34,17 @@ bool SearchContext::OutOfTime() const {
          (options.stop != nullptr && options.stop->load(std::memory_order_relaxed));
 }
 
+int HeldAt(const ServiceCounts& counts, size_t service, int step) {
+  int held = 0;
+  for (const auto& per_group : counts[service]) held += per_group[step];
+  return held;
+}
+
 long long UnmetSteps(const Scenario& s, const ServiceCounts& counts) {
   long long unmet = 0;
   for (size_t i = 0; i < s.services.size(); ++i) {
     for (int t = 0; t < s.horizon_steps; ++t) {
-      int held = 0;
-      for (const auto& per_group : counts[i]) held += per_group[t];
-      unmet += std::max(0, s.services[i].demand[t] - held);
+      unmet += std::max(0, s.services[i].demand[t] - HeldAt(counts, i, t));
     }
   }
   return unmet;
@@ -50,10 +54,8 @@ double UnmetPenalty(const Scenario& s, const ServiceCounts& counts) {
   double penalty = 0;
   for (size_t i = 0; i < s.services.size(); ++i) {
     for (int t = 0; t < s.horizon_steps; ++t) {
-      int held = 0;
-      for (const auto& per_step : counts[i]) held += per_step[t];
       penalty += s.objective.unmet_penalty_multiplier * s.services[i].priority *
-                 std::max(0, s.services[i].demand[t] - held);
+                 std::max(0, s.services[i].demand[t] - HeldAt(counts, i, t));
     }
   }
   return penalty;

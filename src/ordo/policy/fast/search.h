@@ -67,6 +67,9 @@ struct SearchContext {
   [[nodiscard]] bool OutOfTime() const;
 };
 
+/// The GPUs `counts` gives service `service` at `step`, over all its groups.
+int HeldAt(const ServiceCounts& counts, size_t service, int step);
+
 /// Unmet real-time GPU-steps of service counts, and their penalty in the objective.
 long long UnmetSteps(const Scenario& scenario, const ServiceCounts& counts);
 double UnmetPenalty(const Scenario& scenario, const ServiceCounts& counts);
