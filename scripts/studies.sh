@@ -113,6 +113,16 @@ for study in "$@"; do
         "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
           --noise-seed "$seed" --policies ordo --no-checkpoints
       done
+      for seed in 1 2 3; do
+        echo "## Traffic noise 0.3 (noise seed $seed), every policy re-planning on surges"
+        "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+          --noise-seed "$seed" --policies "$all" --surge-replan
+        echo
+        echo "ordo without checkpoints, re-planning on surges:"
+        echo
+        "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+          --noise-seed "$seed" --policies ordo --no-checkpoints --surge-replan
+      done
       echo "## Long jobs (6 h or more) at priority 1 ahead of high-priority arrivals: every policy"
       "$ordo" simulate "$out/preempt-behind.json" --format markdown --quiet --policies "$all"
       echo

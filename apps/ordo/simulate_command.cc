@@ -65,6 +65,8 @@ const char* const kSimulateUsage =
     "  --no-headroom           ordo does not lend idle GPUs to the services at the committed\n"
     "                          step (docs/fast-mode.md, step 9)\n"
     "  --no-checkpoints        drop the jobs' checkpoints: nothing can be preempted\n"
+    "  --surge-replan          every policy re-plans within a step whose actual demand is above\n"
+    "                          a service's allocation, told that step's observed demand\n"
     "  --format F              text (default), markdown or json, on stdout\n"
     "  --per-day               also print each run's per-day table\n"
     "  --by-hour               also print utilization and unmet demand by 2-hour block of the day\n"
@@ -325,6 +327,7 @@ Result<sim::ExperimentOptions> ParseExperimentOptions(const Args& args) {
   if (!seed) return Fail(seed.error());
   o.seed = static_cast<uint64_t>(*seed);
   o.lend_idle_gpus = !args.has("--no-headroom");
+  o.replan_on_surge = args.has("--surge-replan");
   if (auto v = args.value("--time-limit")) {
     auto s = ParseSeconds("--time-limit", *v);
     if (!s) return Fail(s.error());
@@ -540,6 +543,7 @@ constexpr OptionSpec kOptions[] = {
     {"--by-hour", false},
     {"--planning-priority", true},
     {"--no-headroom", false},
+    {"--surge-replan", false},
     {"--no-checkpoints", false},
     {"--aging-rate", true},
     {"--aging-cap", true},

@@ -92,6 +92,7 @@ SimOptions RunOptions(const RunSpec& spec, const World& world, const ExperimentO
   o.time_limit_s = options.time_limit_s;
   o.seed = options.seed;
   o.lend_idle_gpus = options.lend_idle_gpus;
+  o.replan_on_surge = options.replan_on_surge;
   return o;
 }
 

@@ -71,7 +71,8 @@ struct ExperimentOptions {
   priority::PlanningOptions planning = priority::DefaultPlanningOptions();
   double time_limit_s = 1.0;
   uint64_t seed = 1;
-  bool lend_idle_gpus = true;  // SimOptions::lend_idle_gpus
+  bool lend_idle_gpus = true;    // SimOptions::lend_idle_gpus
+  bool replan_on_surge = false;  // SimOptions::replan_on_surge, for every policy
   /// Called once per run with its label; returns the run's progress callback (may be empty).
   std::function<std::function<void(int, int)>(const std::string& label)> progress;
 };

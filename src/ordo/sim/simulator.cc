@@ -22,6 +22,8 @@ std::string_view TriggerName(Trigger trigger) {
       return "arrival";
     case Trigger::kConflict:
       return "conflict";
+    case Trigger::kSurge:
+      return "surge";
   }
   return "unknown";
 }
@@ -76,6 +78,9 @@ class Run {
       std::optional<Trigger> trigger = WhyReplan(s, arrived);
       if (trigger) {
         if (auto ok = Replan(s, *trigger); !ok) return Fail(ok.error());
+      }
+      if (opt_.replan_on_surge && Surges(s)) {
+        if (auto ok = Replan(s, Trigger::kSurge); !ok) return Fail(ok.error());
       }
       if (auto ok = Commit(s); !ok) return Fail(ok.error());
       if (opt_.planning) RecordUsage();
@@ -185,6 +190,17 @@ class Run {
   }
 
   int horizon() const { return w_.horizon_steps; }
+
+  // True when some service's actual demand at step s exceeds what the current plan gives it there
+  // and it may hold more (a service at its max_gpus cannot be helped by a re-plan).
+  bool Surges(int s) const {
+    const int j = s - plan_step_;
+    for (size_t i = 0; i < w_.services.size(); ++i) {
+      const int want = std::min(r_.services[i].actual[s], w_.services[i].max_gpus);
+      if (static_cast<int>(plan_->services[i].gpus[j].size()) < want) return true;
+    }
+    return false;
+  }
 
   // The block plan job p starts a stay on at offset j, if any: its first start (unless it was
   // running when the plan was made) or its resume.
@@ -300,6 +316,7 @@ class Run {
       if (s > 0) svc.current_gpus = static_cast<int>(out_.service_gpus[i][s - 1].size());
       for (int t = 0; t < horizon_steps; ++t)
         svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
+      if (trigger == Trigger::kSurge) svc.demand[0] = r_.services[i].actual[s];
       sc.services.push_back(std::move(svc));
     }
     if (auto ok = ValidateScenario(sc); !ok) {

@@ -20,6 +20,11 @@
 // current step of the current plan is committed: the jobs it starts now begin on their blocks and
 // run for their actual duration, and each service holds the plan's GPUs for this step; demand
 // above them is unmet. Between re-plans the plan is followed step by step.
+// Surges (`replan_on_surge`, every policy alike): when a service's actual demand at a step exceeds
+// what the plan gives it there (and its max_gpus), the simulator re-plans once more at that step,
+// before committing it, telling the planner the observed demand at step 0 (the rest of the curve
+// stays the forecast) — an autoscaler's alert reaching the planner within the step, as `ordo serve`
+// re-plans on posted traffic. What that plan commits replaces the first plan's step.
 // Preemption (jobs with a checkpoint): at the step a plan's preempt_step falls on, the job gives
 // its block back keeping its saved work (floor(progress / c) * c) and waits again; the step a plan
 // starts it again (a resume, or a start in a later plan) it spends its restart steps there, then
@@ -55,8 +60,9 @@
 namespace ordo::sim {
 
 /// Why a decision was taken. Written in timelines: values only grow at the end.
-enum class Trigger : int { kStart = 0, kCadence = 1, kArrival = 2, kConflict = 3 };
-std::string_view TriggerName(Trigger trigger);  // "start", "cadence", "arrival", "conflict"
+enum class Trigger : int { kStart = 0, kCadence = 1, kArrival = 2, kConflict = 3, kSurge = 4 };
+/// "start", "cadence", "arrival", "conflict", "surge"
+std::string_view TriggerName(Trigger trigger);
 
 struct SimOptions {
   /// Re-plan every K steps (K >= 1). K = horizon_steps with replan_on_arrival off is "plan once
@@ -68,6 +74,10 @@ struct SimOptions {
   /// The planner also sees jobs that will arrive inside its horizon (perfect knowledge of
   /// arrivals; the end-of-the-world study uses it).
   bool arrivals_lookahead = false;
+  /// Re-plan at a step where a service's observed demand exceeds the GPUs the plan gives it
+  /// there, telling the planner the observed demand at that step (the rest of the curve stays the
+  /// forecast): an autoscaler's alert that reaches the planner within the step.
+  bool replan_on_surge = false;
   /// Passed to the policy at every decision.
   double time_limit_s = 0.05;
   uint64_t seed = 1;

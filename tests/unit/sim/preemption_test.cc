@@ -127,6 +127,44 @@ TEST(SimulatorPreemption, AServiceRiseTakesAJobsBlockUnderReactivePreempt) {
   EXPECT_EQ(without.preemptions, 0);
 }
 
+// The same node, the service forecast at 0 all day but really needing the node from step 5: only
+// a surge re-plan sees it. reactive-preempt then takes the job's block at step 5 itself, as it
+// does above for a forecast rise; without surge re-plans the service is never served.
+TEST(SimulatorPreemption, ASurgeReplanTakesAJobsBlockAtTheStepOfTheSurge) {
+  World w = SmallWorld(1, 4, 1, 24);
+  WorldJob low = MakeWorldJob("low", 0, 4, 20, 20, 1);
+  low.checkpoint = Checkpoint{3, 1};
+  w.jobs.push_back(low);
+  WorldService svc;
+  svc.id = "svc";
+  svc.priority = 5;
+  svc.max_gpus = 4;
+  svc.forecast_demand.assign(24, 0);
+  svc.demand.assign(24, 4);
+  std::fill_n(svc.demand.begin(), 5, 0);
+  w.services.push_back(svc);
+
+  SimOptions surge;
+  surge.replan_on_surge = true;
+  const SimRun run = MustSimulate(w, "reactive-preempt", surge);
+  ExpectCommittedLegal(w, run, "surge");
+  const JobOutcome& o = OutcomeOf(w, run, "low");
+  ASSERT_EQ(o.stays.size(), 1U);
+  ExpectStay(o.stays[0], 0, 0, 3, 5);
+  EXPECT_EQ(run.service_gpus[0][5].size(), 4U);
+  EXPECT_EQ(ComputeSimMetrics(w, run).total.realtime_unmet_gpu_steps, 0);
+
+  const SimRun blind = MustSimulate(w, "reactive-preempt");
+  EXPECT_EQ(ComputeSimMetrics(w, blind).total.realtime_unmet_gpu_steps, 4 * 19);
+  EXPECT_EQ(ComputeSimMetrics(w, blind).total.preemptions, 0);
+
+  // ordo weighs it: the service's unmet GPU-steps cost 8 x 5 each, the job's lost and restart
+  // steps 1 each, so it serves the service too, and its plans stay legal.
+  const SimRun ordo = MustSimulate(w, "ordo", surge);
+  ExpectCommittedLegal(w, ordo, "ordo surge");
+  EXPECT_EQ(ComputeSimMetrics(w, ordo).total.realtime_unmet_gpu_steps, 0);
+}
+
 // A policy that runs a fixed script: "mover" (2 GPUs, a save every step, 2 restart steps) starts
 // on GPUs 0-1 and, in the plan made at step 3, moves to GPUs 2-3 at that very step.
 class MigratingPolicy final : public Policy {

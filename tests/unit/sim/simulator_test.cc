@@ -181,6 +181,83 @@ TEST(Simulator, IdleGpusLentAtTheCommittedStepServeDemandAboveTheForecast) {
   ExpectCommittedLegal(w, lent, "lent");
 }
 
+// Forecast 1 GPU all day, actual 2 at steps 1 and 2 (churn 1, current 1, 4 GPUs, no jobs). Without
+// surge re-plans reactive and priority-backfill hold 1 throughout: 2 GPU-steps unmet. With them,
+// each of steps 1 and 2 is planned again on the observed 2 (triggers cadence then surge) and
+// served; at step 3 the actual 1 is met by the plan of step 2 (down by the churn limit), so no
+// surge.
+World SurgeWorld() {
+  World w = SmallWorld(1, 4, 1, 6);
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.max_gpus = 4;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(24, 1);
+  s.demand.assign(24, 1);
+  s.demand[1] = s.demand[2] = 2;
+  w.services.push_back(s);
+  return w;
+}
+
+TEST(Simulator, ASurgeAboveTheAllocationIsPlannedAgainOnTheObservedDemand) {
+  const World w = SurgeWorld();
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  SimOptions surge;
+  surge.replan_on_surge = true;
+  for (const char* policy : {"reactive", "priority-backfill"}) {
+    const SimRun blind = MustSimulate(w, policy);
+    EXPECT_EQ(ComputeSimMetrics(w, blind).total.realtime_unmet_gpu_steps, 2) << policy;
+    EXPECT_EQ(blind.decisions.size(), 24U) << policy;
+
+    const SimRun run = MustSimulate(w, policy, surge);
+    EXPECT_EQ(ComputeSimMetrics(w, run).total.realtime_unmet_gpu_steps, 0) << policy;
+    EXPECT_EQ(run.service_gpus[0][1].size(), 2U) << policy;
+    EXPECT_EQ(run.service_gpus[0][2].size(), 2U) << policy;
+    EXPECT_EQ(run.service_gpus[0][3].size(), 1U) << policy;
+    std::vector<std::pair<int, Trigger>> first_steps(run.decisions.size() > 6 ? 6 : 0);
+    for (size_t d = 0; d < first_steps.size(); ++d) {
+      first_steps[d] = {run.decisions[d].step, run.decisions[d].trigger};
+    }
+    const std::vector<std::pair<int, Trigger>> expected = {
+        {0, Trigger::kStart},   {1, Trigger::kCadence}, {1, Trigger::kSurge},
+        {2, Trigger::kCadence}, {2, Trigger::kSurge},   {3, Trigger::kCadence}};
+    EXPECT_EQ(first_steps, expected) << policy;
+    EXPECT_EQ(run.decisions.size(), 26U) << policy;
+    ExpectCommittedLegal(w, run, policy);
+  }
+}
+
+// A surge the churn limit cannot follow is re-planned but still unmet: the re-plan tells the
+// planner the truth, it does not lift the service's rules.
+TEST(Simulator, ASurgeBeyondTheChurnLimitStaysUnmet) {
+  World w = SurgeWorld();
+  w.services[0].demand[1] = 4;  // from 1 to 4 in one step, churn 1
+  SimOptions surge;
+  surge.replan_on_surge = true;
+  const SimRun run = MustSimulate(w, "reactive", surge);
+  EXPECT_EQ(run.service_gpus[0][1].size(), 2U);
+  EXPECT_EQ(ComputeSimMetrics(w, run).total.realtime_unmet_gpu_steps, 2);  // 4 - 2 at step 1
+  ExpectCommittedLegal(w, run, "churn");
+}
+
+// With nothing above the allocation, surge re-plans change nothing: the same decisions and the
+// same committed timeline.
+TEST(Simulator, NoSurgeNoExtraDecision) {
+  const World w = ForecastMissWorld();
+  SimOptions surge;
+  surge.replan_on_surge = true;
+  World exact = w;
+  exact.services[0].demand = exact.services[0].forecast_demand;
+  for (const char* policy : {"ordo", "reactive", "priority-backfill"}) {
+    const SimRun a = MustSimulate(exact, policy);
+    const SimRun b = MustSimulate(exact, policy, surge);
+    EXPECT_EQ(Decisions(a), Decisions(b)) << policy;
+    EXPECT_EQ(a.service_gpus, b.service_gpus) << policy;
+  }
+}
+
 // A service's current_gpus at each re-plan is what it held at the step before: the churn limit is
 // kept across re-plans, so the committed timeline never jumps.
 TEST(Simulator, ChurnLimitHoldsAcrossRePlans) {
