@@ -255,18 +255,7 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
       }
     }
   }
-  // Ancestors: recompute from their children.
-  for (int n = node / 2; n >= 1; n /= 2) {
-    const int node_level = LevelOf(n, tree.height);
-    for (int l = 0; l <= node_level; ++l) {
-      uint64_t* out = Mask(tree, l, n);
-      const uint64_t* left = Mask(tree, l == node_level ? l - 1 : l, 2 * n);
-      const uint64_t* right = Mask(tree, l == node_level ? l - 1 : l, 2 * n + 1);
-      for (int w = 0; w < words_; ++w) {
-        out[w] = l == node_level ? (left[w] | right[w]) : (left[w] & right[w]);
-      }
-    }
-  }
+  RefreshAncestors(tree, node);
   for (int t = from; t < to; ++t) {
     // Slack only falls here, so only the levels it falls below gain their bit (slack < 2^L holds
     // from level bit_width(slack) up).
@@ -278,6 +267,40 @@ void BlockGrid::Occupy(int first_gpu, int gpus, int from_step, int to_step) {
     }
     if (!anywhere_slack_.empty()) {
       anywhere_slack_[t] -= gpus;
+      RefreshAnywhereBits(t);
+    }
+  }
+}
+
+void BlockGrid::Release(int first_gpu, int gpus, int from_step, int to_step) {
+  const int from = std::max(0, from_step), to = std::min(horizon_, to_step);
+  if (from >= to) return;
+  // Starts found infeasible may be free now.
+  infeasible_.clear();
+  Tree& tree = trees_[cluster_->group_of(first_gpu)];
+  const int level = Log2(gpus);
+  const int node = (1 << (tree.height - level)) + (first_gpu - tree.first_gpu) / gpus;
+  // The block was its occupant's alone over the interval, so the block and everything under it
+  // are free there now, at every level.
+  for (int w = from / 64; w <= (to - 1) / 64; ++w) {
+    const int lo = std::max(from, 64 * w) - 64 * w, hi = std::min(to, 64 * w + 64) - 64 * w;
+    const uint64_t bits = (hi - lo == 64 ? ~uint64_t{0} : ((uint64_t{1} << (hi - lo)) - 1)) << lo;
+    for (int depth = 0, first = node, count = 1; depth <= level; ++depth, first *= 2, count *= 2) {
+      const int node_level = level - depth;
+      for (int n = first; n < first + count; ++n) {
+        for (int l = 0; l <= node_level; ++l) {
+          ORDO_ASSERT((Mask(tree, l, n)[w] & bits) == bits);
+          Mask(tree, l, n)[w] &= ~bits;
+        }
+      }
+    }
+  }
+  RefreshAncestors(tree, node);
+  for (int t = from; t < to; ++t) {
+    tree.slack[t] += gpus;
+    RefreshSlackBits(tree, t);
+    if (!anywhere_slack_.empty()) {
+      anywhere_slack_[t] += gpus;
       RefreshAnywhereBits(t);
     }
   }
@@ -308,6 +331,22 @@ void BlockGrid::ReserveAnywhere(int step, int gpus) {
   anywhere_slack_[step] -= gpus;
   ORDO_ASSERT(anywhere_slack_[step] >= 0);
   RefreshAnywhereBits(step);
+}
+
+void BlockGrid::RefreshAncestors(Tree& tree, int node) {
+  // A node's own-level mask is the OR of its children's (busy if any half is); below its level,
+  // the AND of theirs (every sub-block busy).
+  for (int n = node / 2; n >= 1; n /= 2) {
+    const int node_level = LevelOf(n, tree.height);
+    for (int l = 0; l <= node_level; ++l) {
+      uint64_t* out = Mask(tree, l, n);
+      const uint64_t* left = Mask(tree, l == node_level ? l - 1 : l, 2 * n);
+      const uint64_t* right = Mask(tree, l == node_level ? l - 1 : l, 2 * n + 1);
+      for (int w = 0; w < words_; ++w) {
+        out[w] = l == node_level ? (left[w] | right[w]) : (left[w] & right[w]);
+      }
+    }
+  }
 }
 
 void BlockGrid::RefreshAnywhereBits(int step) {

@@ -12,9 +12,10 @@
 // if the group keeps enough GPUs for the services' reservation there (the "slack").
 //
 // Cost: Occupy is O(block size x levels + height x levels) words; FindEarliest visits the subtrees
-// its bound cannot exclude. A grid only ever gets busier (nothing is released), so FindEarliest
-// remembers, per (width, duration, groups), the starts it found infeasible and begins later
-// searches past them: on a saturated cluster most jobs of one shape fail at the same steps. Memory:
+// its bound cannot exclude. Between releases a grid only gets busier, so FindEarliest remembers,
+// per (width, duration, groups), the starts it found infeasible and begins later searches past
+// them (on a saturated cluster most jobs of one shape fail at the same steps); Release forgets
+// them. Release is Occupy's inverse, at the same cost. Memory:
 // about 2^(height + 2) step masks per group (a node keeps one per level at or below its own).
 #pragma once
 
@@ -52,6 +53,11 @@ class BlockGrid {
   /// its group's slack.
   void Occupy(int first_gpu, int gpus, int from_step, int to_step);
 
+  /// Frees a block an Occupy(first_gpu, gpus, from_step, to_step) of this grid made busy, and
+  /// gives it back to its group's slack: the grid answers as if that Occupy had never been made.
+  /// Only for a block that nothing else occupied over the interval (asserted), which holds for
+  /// every placement the planner makes. Forgets the starts FindEarliest remembered infeasible.
+  void Release(int first_gpu, int gpus, int from_step, int to_step);
   /// Takes `gpus` from group `group`'s slack at `step` (a service's reservation there).
   void Reserve(int group, int step, int gpus);
   /// Takes `gpus` at `step` from the cluster's slack instead (a reservation that services usable
@@ -85,6 +91,8 @@ class BlockGrid {
   [[nodiscard]] bool IntervalClear(const uint64_t* mask, int from, int to) const;
   void SetInterval(uint64_t* mask, int from, int to) const;
   void RefreshSlackBits(Tree& tree, int step);
+  // Recomputes the masks of `node`'s ancestors from their children, bottom up.
+  void RefreshAncestors(Tree& tree, int node);
 
   const uint64_t* Mask(const Tree& tree, int level, int node) const {
     return &tree.and_masks[level][static_cast<size_t>(node) * words_];
@@ -100,8 +108,8 @@ class BlockGrid {
   void RefreshAnywhereBits(int step);
 
   // Starts [from, to) known infeasible for a (level, duration, matching groups) key: every block
-  // of those groups is busy, or short of slack, somewhere in each window. Valid for the grid's
-  // life and its copies', since no call frees anything.
+  // of those groups is busy, or short of slack, somewhere in each window. Valid until a Release,
+  // in this grid and its copies.
   struct Infeasible {
     int from = 0;
     int to = 0;

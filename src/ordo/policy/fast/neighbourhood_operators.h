@@ -12,7 +12,7 @@
 namespace ordo::policy::fast {
 
 /// The loop's work units, in halves: a job searched (its shapes' earliest blocks) costs
-/// kSearchCost, a job put back on a grid where it was kReplayCost.
+/// kSearchCost, a job put on a grid or taken off it kReplayCost.
 inline constexpr long long kSearchCost = 2, kReplayCost = 1;
 
 /// What the operators of one loop share. Lives as long as the loop; not thread-safe.

@@ -38,7 +38,8 @@ constexpr double kStartWorse = 0.005, kCooling = 0.01;
 // (callgrind on the benchmark's 8-GPU instance), so the budget stays proportional to time.
 constexpr long long kServicePlanCost = 8 * kSearchCost;
 // The budget: this much per waiting job, at most kMaxBudget, and none where it would not pay for
-// kMinIterations iterations that each put back every job.
+// kMinIterations iterations of one unit per waiting job (an iteration searches every job it has
+// to place, so its cost grows with them).
 constexpr long long kBudgetPerJob = 100, kMaxBudget = 32'000, kMinIterations = 64;
 
 // An operator drawn in proportion to its weight; the weights follow each segment's scores.
@@ -95,6 +96,8 @@ class NeighbourhoodSearch {
         s_(ctx.scenario),
         op_(ctx, batch),
         base_(ctx.pinned),
+        jobs_(ctx.pinned),
+        full_(ctx.pinned),
         grid_(ctx.pinned),
         floored_(ctx.pinned),
         unmet_cap_(unmet_cap) {
@@ -123,7 +126,11 @@ class NeighbourhoodSearch {
   // `grid`. False where the floors do not fit.
   bool ReplanServices(const Solution& current, int focus, int mode, const std::vector<int>& pool,
                       BlockGrid& grid, Solution& next);
+  // `next` becomes current; grid_, on which Recreate built it, becomes full_.
   void Adopt(Solution next, Solution& current);
+  // Releases, then occupies, on `grid` each started job whose placement differs between `from`
+  // and `to`, so a grid holding `from`'s jobs holds `to`'s.
+  void MoveJobs(const PassResult& from, const PassResult& to, BlockGrid& grid) const;
   // Per service: the most GPUs it holds at any step.
   [[nodiscard]] std::vector<int> MostHeld(const ServiceCounts& counts) const;
 
@@ -131,6 +138,8 @@ class NeighbourhoodSearch {
   const Scenario& s_;
   OperatorContext op_;
   BlockGrid base_;  // the running jobs and the current solution's services' counts
+  BlockGrid jobs_;  // the running jobs and the current solution's started jobs
+  BlockGrid full_;  // both: the current solution's whole grid
   // Scratch grids of Recreate, kept so that copies into them reuse their storage.
   BlockGrid grid_, floored_;
   long long unmet_cap_;               // the most unmet real-time GPU-steps a solution may leave
@@ -140,6 +149,9 @@ class NeighbourhoodSearch {
 
 Solution NeighbourhoodSearch::Run(const Solution& start, long long budget) {
   ReserveCounts(s_, *start.counts, base_);
+  MoveJobs(PassResult{}, start.pass, jobs_);
+  full_ = jobs_;
+  ReserveCounts(s_, *start.counts, full_);
   Solution current = start, best = start;
   Roulette destroys(kDestroys), repairs(kRepairs),
       services(s_.services.empty() ? 1 : kServiceModes);
@@ -202,19 +214,19 @@ std::optional<Solution> NeighbourhoodSearch::Recreate(const Solution& current,
     next.pass.reward -= op_.RewardOf(current.pass, j);
     next.pass.placements[j] = Placement{};
   }
-  // The other started jobs put back where they were; the rest (but the focus job) to place.
+  // The current grid (with its services, or without where they are planned again) without the
+  // removed jobs; the jobs not started (but the focus job) to place.
   BlockGrid& grid = grid_;
-  grid = mode == kKeepServices ? base_ : ctx_.pinned;
+  grid = mode == kKeepServices ? full_ : jobs_;
+  for (int j : hood.removed) {
+    const Placement& p = current.pass.placements[j];
+    const Shape& shape = s_.jobs[j].shapes[p.shape];
+    grid.Release(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
+    op_.spent += kReplayCost;
+  }
   std::vector<int> pool;
   for (int j : ctx_.candidates) {
-    const Placement& p = next.pass.placements[j];
-    if (p.shape >= 0) {
-      const Shape& shape = s_.jobs[j].shapes[p.shape];
-      grid.Occupy(p.first_gpu, shape.gpus, p.start_step, p.start_step + shape.duration_steps);
-      op_.spent += kReplayCost;
-    } else if (j != hood.focus) {
-      pool.push_back(j);
-    }
+    if (next.pass.placements[j].shape < 0 && j != hood.focus) pool.push_back(j);
   }
   if (mode == kKeepServices) {
     next.counts = current.counts;
@@ -294,7 +306,32 @@ void NeighbourhoodSearch::Adopt(Solution next, Solution& current) {
     base_ = ctx_.pinned;
     ReserveCounts(s_, *next.counts, base_);
   }
+  MoveJobs(current.pass, next.pass, jobs_);
+  std::swap(full_, grid_);
   current = std::move(next);
+}
+
+void NeighbourhoodSearch::MoveJobs(const PassResult& from, const PassResult& to,
+                                   BlockGrid& grid) const {
+  auto at = [](const PassResult& pass, int j) {
+    return j < static_cast<int>(pass.placements.size()) ? pass.placements[j] : Placement{};
+  };
+  auto same = [](const Placement& a, const Placement& b) {
+    return a.shape == b.shape && a.first_gpu == b.first_gpu && a.start_step == b.start_step;
+  };
+  // Every release first: a job may move onto a block another leaves.
+  for (int j : ctx_.candidates) {
+    const Placement a = at(from, j);
+    if (a.shape < 0 || same(a, at(to, j))) continue;
+    const Shape& shape = s_.jobs[j].shapes[a.shape];
+    grid.Release(a.first_gpu, shape.gpus, a.start_step, a.start_step + shape.duration_steps);
+  }
+  for (int j : ctx_.candidates) {
+    const Placement b = at(to, j);
+    if (b.shape < 0 || same(at(from, j), b)) continue;
+    const Shape& shape = s_.jobs[j].shapes[b.shape];
+    grid.Occupy(b.first_gpu, shape.gpus, b.start_step, b.start_step + shape.duration_steps);
+  }
 }
 
 std::vector<int> NeighbourhoodSearch::MostHeld(const ServiceCounts& counts) const {

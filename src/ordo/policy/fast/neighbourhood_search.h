@@ -12,11 +12,12 @@
 // kind of operator is drawn by a weight that follows how often it found a new best, an
 // improvement or an accepted solution.
 //
-// Deterministic for a seed: the budget is counted in work (jobs searched, jobs put back, services
-// planned), never in time; the deadline only cuts it short.
-// Cost: an iteration copies a grid, puts every kept job back and searches every job to place, so
-// its cost grows with the waiting jobs; the loop runs where the budget pays for enough iterations
-// (NeighbourhoodBudget) — up to a few hundred waiting jobs.
+// Deterministic for a seed: the budget is counted in work (jobs searched, jobs taken off or put on
+// a grid, services planned), never in time; the deadline only cuts it short.
+// Cost: an iteration copies the current solution's grid, takes the removed jobs off it
+// (BlockGrid::Release) and searches every job to place, so its cost grows with the waiting jobs;
+// the loop runs where the budget pays for enough iterations (NeighbourhoodBudget) — up to a few
+// hundred waiting jobs.
 #pragma once
 
 #include "ordo/policy/fast/batch_passes.h"

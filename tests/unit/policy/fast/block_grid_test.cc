@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <vector>
 
 #include "tests/support/builders.h"
@@ -135,13 +136,39 @@ TEST(BlockGridTest, TypeRequirementSelectsTheGroup) {
   EXPECT_EQ(grid.FindEarliest(2, 1, memory, 0)->first_gpu, 8);
 }
 
+// A search that found no start remembers it (on clusters of 256 GPUs and more); a release makes
+// those starts free again, and the next search must see them.
+TEST(BlockGridTest, AReleaseMakesRememberedInfeasibleStartsFreeAgain) {
+  const Scenario big = ScenarioBuilder("memo").Steps(4).Group("a", 32, 8, "A", 80).Build();
+  BlockGrid full(big.cluster, 4);
+  full.Occupy(0, 256, 0, 4);
+  EXPECT_FALSE(full.FindEarliest(8, 4, {}, 0).has_value());
+  EXPECT_FALSE(full.FindEarliest(8, 4, {}, 0).has_value());  // now from the memo
+  full.Release(0, 256, 0, 4);
+  const auto found = full.FindEarliest(8, 4, {}, 0);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->start_step, 0);
+  EXPECT_EQ(full.slack(0, 2), 256);
+
+  const Scenario s = ScenarioBuilder("release").Steps(4).Group("a", 1, 8, "A", 80).Build();
+  BlockGrid grid(s.cluster, 4);
+  // A part of a block released alone: the other half stays busy.
+  grid.Occupy(0, 4, 0, 4);
+  grid.Occupy(4, 4, 0, 4);
+  grid.Release(4, 4, 0, 4);
+  EXPECT_FALSE(grid.IsFree(0, 8, 0, 1));
+  EXPECT_TRUE(grid.IsFree(4, 4, 0, 4));
+  EXPECT_EQ(grid.FindEarliest(4, 4, {}, 0)->first_gpu, 4);
+}
+
 // Against brute force on random clusters and random occupations: the earliest start is exact and
 // the chosen block is free then.
 // Random grids, random searches (each found block then occupied, or a GPU reserved), every
 // answer checked against the brute-force model. `large`: clusters of 256-384 GPUs, where
 // FindEarliest keeps its memo of infeasible starts, and searches drawn from few shapes so the
-// memo is consulted often.
-void ExpectBruteForceAnswers(uint64_t seed, bool large) {
+// memo is consulted often. `releases`: a quarter of the operations release a block occupied
+// before instead (the memo must forget what a release makes feasible again).
+void ExpectBruteForceAnswers(uint64_t seed, bool large, bool releases = false) {
   Rng rng(seed);
   ScenarioBuilder b("random");
   const int horizon = large ? rng.Uniform(4, 40) : rng.Uniform(1, 130);
@@ -163,7 +190,24 @@ void ExpectBruteForceAnswers(uint64_t seed, bool large) {
     for (size_t g = 0; g < s.cluster.groups.size(); ++g) {
       model.slack.emplace_back(horizon, s.cluster.group_gpus(static_cast<int>(g)));
     }
+    struct Held {
+      int first_gpu, gpus, from, to;
+    };
+    std::vector<Held> held;
+    auto mark = [&](const Held& h, bool busy) {
+      for (int t = h.from; t < std::min(horizon, h.to); ++t) {
+        model.slack[s.cluster.group_of(h.first_gpu)][t] += busy ? -h.gpus : h.gpus;
+        for (int g = h.first_gpu; g < h.first_gpu + h.gpus; ++g) model.busy[t][g] = busy;
+      }
+    };
     for (int op = 0; op < ops; ++op) {
+      if (releases && !held.empty() && rng.Chance(0.25)) {
+        const size_t k = static_cast<size_t>(rng.Uniform(0, static_cast<int>(held.size()) - 1));
+        grid.Release(held[k].first_gpu, held[k].gpus, held[k].from, held[k].to);
+        mark(held[k], false);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+        continue;
+      }
       const int gpus = 1 << rng.Uniform(0, large ? 3 : 4);
       const int duration =
           large ? 1 + rng.Uniform(0, 3) * horizon / 4 : rng.Uniform(1, horizon + 3);
@@ -187,10 +231,8 @@ void ExpectBruteForceAnswers(uint64_t seed, bool large) {
         continue;
       }
       grid.Occupy(found->first_gpu, gpus, found->start_step, found->start_step + duration);
-      for (int t = found->start_step; t < std::min(horizon, found->start_step + duration); ++t) {
-        model.slack[s.cluster.group_of(found->first_gpu)][t] -= gpus;
-        for (int g = found->first_gpu; g < found->first_gpu + gpus; ++g) model.busy[t][g] = true;
-      }
+      held.push_back({found->first_gpu, gpus, found->start_step, found->start_step + duration});
+      mark(held.back(), true);
     }
   }
 }
@@ -201,6 +243,11 @@ TEST(BlockGridTest, MatchesBruteForceOnRandomGrids) {
 
 TEST(BlockGridTest, MatchesBruteForceOnLargeGridsWithTheMemo) {
   for (uint64_t seed = 1; seed <= 40; ++seed) ExpectBruteForceAnswers(seed, true);
+}
+
+TEST(BlockGridTest, ReleasedBlocksMatchBruteForce) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) ExpectBruteForceAnswers(seed, false, true);
+  for (uint64_t seed = 1; seed <= 40; ++seed) ExpectBruteForceAnswers(seed, true, true);
 }
 
 }  // namespace
