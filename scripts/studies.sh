@@ -13,7 +13,8 @@
 #            waits by priority class
 #   tenants  fair share: two tenants of a 40% share each, without and with one flooding the queue;
 #            GPU-hours per tenant and day against min(demand, share)
-#   preempt  preemption: the week with checkpointed jobs at traffic noise 0.3 (three noise seeds)
+#   preempt  preemption: the week with checkpointed jobs at traffic noise 0.3 (three noise seeds;
+#            seven with surges re-planned, ordo also with a ramp reserve)
 #            and with long low-priority jobs ahead of high-priority arrivals; every policy, the two
 #            preempting peers, ordo with and without checkpoints
 # Worlds are generated from DATA_DIR into OUT_DIR (never committed); without DATA_DIR the studies
@@ -112,8 +113,15 @@ for study in "$@"; do
         echo
         "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
           --noise-seed "$seed" --policies ordo --no-checkpoints
+        for ckpt in "" --no-checkpoints; do
+          echo
+          echo "ordo with a 24-hour ramp reserve${ckpt:+, without checkpoints}:"
+          echo
+          "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+            --noise-seed "$seed" --policies ordo --ramp-reserve 24 $ckpt
+        done
       done
-      for seed in 1 2 3; do
+      for seed in 1 2 3 4 5 6 7; do
         echo "## Traffic noise 0.3 (noise seed $seed), every policy re-planning on surges"
         "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
           --noise-seed "$seed" --policies "$all" --surge-replan
@@ -122,6 +130,13 @@ for study in "$@"; do
         echo
         "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
           --noise-seed "$seed" --policies ordo --no-checkpoints --surge-replan
+        for ckpt in "" --no-checkpoints; do
+          echo
+          echo "ordo with a 24-hour ramp reserve${ckpt:+, without checkpoints}, re-planning on surges:"
+          echo
+          "$ordo" simulate "$out/preempt.json" --format markdown --quiet --traffic-noise 0.3 \
+            --noise-seed "$seed" --policies ordo --surge-replan --ramp-reserve 24 $ckpt
+        done
       done
       echo "## Long jobs (6 h or more) at priority 1 ahead of high-priority arrivals: every policy"
       "$ordo" simulate "$out/preempt-behind.json" --format markdown --quiet --policies "$all"

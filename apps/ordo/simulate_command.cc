@@ -81,6 +81,9 @@ const char* const kSimulateUsage =
     "  --wait-bound W          hours; a job waiting W or more gets base + 1000 (default 0: off)\n"
     "  --size-exponent E       divide by max(1, the job's GPU-hours)^E (default 1; 0: off)\n"
     "  --fair-share-weight K   fair share 2^(K x (1 - usage/share)), clamped (default 1)\n"
+    "  --ramp-reserve H        services with a churn limit are planned above their forecast by\n"
+    "                          their largest one-step rise of the last H hours, less the limit\n"
+    "                          (default 0: none; docs/simulator.md, \"Preemption\")\n"
     "World generation (--make-world OUT.json):\n"
     "  --data DIR              ../shared/data: ITP jobs + ServeGen services "
     "(docs/world-format.md)\n"
@@ -288,6 +291,7 @@ Result<priority::PlanningOptions> ParsePlanning(const Args& args) {
        &planning.fair_share.half_life_hours},
       {"--wait-bound", "wait_bound_hours", &planning.wait_bound_hours},
       {"--size-exponent", "size_exponent", &planning.size_exponent},
+      {"--ramp-reserve", "ramp_reserve_hours", &planning.ramp_reserve_hours},
       {"--fair-share-weight", "fair_share.weight", &planning.fair_share.weight},
   };
   for (const auto& [flag, field, target] : knobs) {
@@ -544,6 +548,7 @@ constexpr OptionSpec kOptions[] = {
     {"--planning-priority", true},
     {"--no-headroom", false},
     {"--surge-replan", false},
+    {"--ramp-reserve", true},
     {"--no-checkpoints", false},
     {"--aging-rate", true},
     {"--aging-cap", true},

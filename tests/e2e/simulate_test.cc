@@ -66,6 +66,9 @@ TEST(SimulateCommandTest, BadConfigurationExitsTwoNamingTheField) {
   const CliResult cap = RunOrdo({"simulate", dir.File("w.json"), "--aging-cap", "0.5"});
   EXPECT_EQ(cap.exit_code, 2);
   EXPECT_NE(cap.err.find("--aging-cap (aging.cap)"), std::string::npos) << cap.err;
+  const CliResult ramp = RunOrdo({"simulate", dir.File("w.json"), "--ramp-reserve", "-6"});
+  EXPECT_EQ(ramp.exit_code, 2);
+  EXPECT_NE(ramp.err.find("--ramp-reserve (ramp_reserve_hours)"), std::string::npos) << ramp.err;
 
   struct Case {
     std::string pointer;

@@ -419,6 +419,18 @@ Result<void> DemandForecaster::SetMethod(DemandMethod method) {
   return {};
 }
 
+std::vector<double> DemandForecaster::ObservedHourMeans(double until_s, int hours) const {
+  std::vector<double> out(static_cast<std::size_t>(std::max(0, hours)), kNaN);
+  const auto last = static_cast<int64_t>(std::ceil(until_s / 3600)) - 1;  // starts before until_s
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const int64_t i = last - static_cast<int64_t>(out.size() - 1 - k) - first_hour_;
+    if (i >= 0 && i < static_cast<int64_t>(hours_.size())) {
+      out[k] = hours_[static_cast<std::size_t>(i)];
+    }
+  }
+  return out;
+}
+
 void DemandForecaster::AddPointsAsHourMeans(std::span<const RatePoint> points) {
   for (const RatePoint& pt : points) {
     const auto i =

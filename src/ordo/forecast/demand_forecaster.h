@@ -80,6 +80,10 @@ class DemandForecaster final : public ForecasterOf<RatePoint, double> {
   /// Quantiles of the mean rate over the hour that contains `time_s` (Unix seconds).
   [[nodiscard]] Result<Quantiles> Predict(const double& time_s) const override;
 
+  /// The observed mean rates of the `hours` UTC hours that start before `until_s` (Unix seconds),
+  /// oldest first: NaN for an hour without a sample or outside the kept history.
+  [[nodiscard]] std::vector<double> ObservedHourMeans(double until_s, int hours) const;
+
   [[nodiscard]] bool fitted() const { return mode_ != DemandMode::kNone; }
   [[nodiscard]] DemandMode mode() const { return mode_; }
   [[nodiscard]] const DemandOptions& options() const { return options_; }

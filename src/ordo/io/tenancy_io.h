@@ -5,7 +5,8 @@
 //   "share": 16 | "25%"
 //   "planning": {"aging": {"rate_per_hour": 0.25, "cap": 4},
 //                "fair_share": {"half_life_hours": 24, "max_exponent": 4, "weight": 1},
-//                "wait_bound_hours": 0, "bound_priority": 1000, "size_exponent": 0}
+//                "wait_bound_hours": 0, "bound_priority": 1000, "size_exponent": 0,
+//                "ramp_reserve_hours": 0}
 #pragma once
 
 #include <optional>

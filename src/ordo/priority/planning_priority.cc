@@ -52,6 +52,10 @@ Result<void> ValidatePlanningOptions(const PlanningOptions& o) {
   if (!std::isfinite(o.size_exponent) || o.size_exponent < 0 || o.size_exponent > 4) {
     return FailInput("size_exponent", "must be a number from 0 (off) to 4");
   }
+  if (!std::isfinite(o.ramp_reserve_hours) || o.ramp_reserve_hours < 0 ||
+      o.ramp_reserve_hours > 24 * 366) {
+    return FailInput("ramp_reserve_hours", "must be a number of hours from 0 (none) to 8784");
+  }
   return {};
 }
 

@@ -52,6 +52,10 @@ struct PlanningOptions {
   /// (0: off), so a planner whose objective is priority x GPU-steps stops preferring the jobs
   /// that fill most of its horizon.
   double size_exponent = 0;
+  /// A ramp reserve (forecast/ramp_reserve.h): each real-time service with a churn limit is
+  /// planned above its forecast by its largest rise of observed demand over the last this-many
+  /// hours, less what its churn limit lets it rise in that time. 0: none.
+  double ramp_reserve_hours = 0;
 };
 
 /// The defaults ordo plans with (tuned on one week of the ITP trace; docs/simulator.md).
@@ -64,7 +68,7 @@ PlanningOptions OnlinePlanningOptions();
 
 /// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1),
 /// `fair_share.half_life_hours`, `fair_share.max_exponent`, `fair_share.weight`,
-/// `wait_bound_hours`, `bound_priority`, `size_exponent`.
+/// `wait_bound_hours`, `bound_priority`, `size_exponent`, `ramp_reserve_hours`.
 [[nodiscard]] Result<void> ValidatePlanningOptions(const PlanningOptions& options);
 
 /// min(cap, 1 + rate x waited_hours); 1 for a negative wait.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <optional>
 #include <utility>
 
 #include "ordo/core/assert.h"
+#include "ordo/forecast/ramp_reserve.h"
 
 namespace ordo::service {
 namespace {
@@ -104,6 +107,45 @@ int Tenancy::Index(std::string_view tenant) const {
   return -1;
 }
 
+namespace {
+
+// Raises each service with posted traffic and a churn limit by its ramp reserve
+// (forecast/ramp_reserve.h), taken from the GPUs its observed hourly traffic needed over the last
+// `hours` hours: the largest rise from one observed hour to the next, less what its churn limit
+// lets it rise in an hour.
+void AddRampReserves(Scenario& scenario, const State& state, const Frame& frame, double hours) {
+  const double now_s = StepStartUnix(state, frame, state.next_step);
+  const int step_minutes = frame.base->step_minutes;
+  for (Service& service : scenario.services) {
+    const ServiceRecord* record = state.FindService(service.id);
+    if (record == nullptr || !record->traffic || !record->forecaster ||
+        !service.max_change_per_step) {
+      continue;
+    }
+    const int churn = *service.max_change_per_step;
+    const int churn_per_hour = std::max(churn, churn * 60 / step_minutes);
+    int reserve = 0;
+    std::optional<int> previous;  // GPUs of the hour before, when it was observed
+    for (const double rate :
+         record->forecaster->ObservedHourMeans(now_s, static_cast<int>(std::ceil(hours)))) {
+      if (std::isnan(rate)) {
+        previous.reset();
+        continue;
+      }
+      const int gpus =
+          forecast::GpusForRate(rate, record->traffic->per_gpu_rate, record->traffic->headroom);
+      if (previous) {
+        const std::array<int, 2> pair = {*previous, gpus};
+        reserve = std::max(reserve, forecast::RampReserve(pair, churn_per_hour));
+      }
+      previous = gpus;
+    }
+    forecast::AddRampReserve(service.demand, reserve, service.max_gpus);
+  }
+}
+
+}  // namespace
+
 Scenario PlanningScenario(const Scenario& scenario, const State& state, const Frame& frame) {
   Scenario out = scenario;
   if (frame.tenancy == nullptr) return out;
@@ -125,6 +167,9 @@ Scenario PlanningScenario(const Scenario& scenario, const State& state, const Fr
     job.priority = priority::JobPlanningPriority(job, waited_hours,
                                                  t < 0 ? 1.0 : fair_share[static_cast<size_t>(t)],
                                                  tenancy.options, step_hours);
+  }
+  if (tenancy.options.ramp_reserve_hours > 0) {
+    AddRampReserves(out, state, frame, tenancy.options.ramp_reserve_hours);
   }
   return out;
 }

@@ -212,7 +212,10 @@ Scenario BuildScenario(const State& state, const Frame& frame, bool new_starts =
 /// job's priority replaced by its planning priority — aged by the hours since its submission step
 /// and multiplied by its tenant's fair-share factor from state.usage. Running jobs keep their base
 /// priority; a job the state does not hold (a what-if's) counts as submitted now, in the tenant its
-/// qualified id names. Values and metrics are reported on `scenario`, in base priorities.
+/// qualified id names. With the tenancy's `ramp_reserve_hours`, each service with posted traffic
+/// and a churn limit is planned above its forecast by its ramp reserve (forecast/ramp_reserve.h)
+/// from its observed hourly traffic. Values and metrics are reported on `scenario`, in base
+/// priorities and against the forecast.
 Scenario PlanningScenario(const Scenario& scenario, const State& state, const Frame& frame);
 
 /// Adds what each tenant held at the committed `step` (its jobs' GPUs, one step long) to

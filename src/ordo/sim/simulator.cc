@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
+#include <span>
 #include <string_view>
 #include <unordered_map>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/core/validate.h"
+#include "ordo/forecast/ramp_reserve.h"
 
 namespace ordo::sim {
 
@@ -71,6 +74,10 @@ class Run {
       return w_.jobs[a].arrival_step < w_.jobs[b].arrival_step;
     });
     if (opt_.planning) SetUpTenants();
+    if (opt_.planning) {
+      ramp_window_steps_ = static_cast<int>(
+          std::ceil(opt_.planning->ramp_reserve_hours * 60 / w_.step_minutes - 1e-9));
+    }
 
     for (int s = 0; s < steps; ++s) {
       Retire(s);
@@ -317,6 +324,15 @@ class Run {
       for (int t = 0; t < horizon_steps; ++t)
         svc.demand[t] = r_.services[i].PlannerForecast(s, s + t);
       if (trigger == Trigger::kSurge) svc.demand[0] = r_.services[i].actual[s];
+      if (ramp_window_steps_ > 0 && svc.max_change_per_step) {
+        // The rises observed up to the step before this one (this step's, on a surge, is in
+        // demand[0] already).
+        const int from = std::max(0, s - ramp_window_steps_ - 1);
+        const auto seen = std::span<const int>(r_.services[i].actual)
+                              .subspan(static_cast<size_t>(from), static_cast<size_t>(s - from));
+        forecast::AddRampReserve(svc.demand, forecast::RampReserve(seen, *svc.max_change_per_step),
+                                 svc.max_gpus);
+      }
       sc.services.push_back(std::move(svc));
     }
     if (auto ok = ValidateScenario(sc); !ok) {
@@ -473,6 +489,7 @@ class Run {
   std::vector<int> tenant_of_;  // world job -> tenant index, -1 without a tenant
   std::vector<double> share_;   // tenant -> share as a fraction of the cluster
   std::optional<priority::UsageLedger> ledger_;
+  int ramp_window_steps_ = 0;  // the planning options' ramp reserve in steps; 0: none
 };
 
 }  // namespace

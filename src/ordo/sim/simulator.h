@@ -83,8 +83,9 @@ struct SimOptions {
   uint64_t seed = 1;
   /// Passed to the policy: ordo's policies lend step 0's idle GPUs to the services.
   bool lend_idle_gpus = true;
-  /// Planning priorities for waiting jobs (aging, tenant fair share, wait bound); empty: the
-  /// planner is told base priorities. Checked by ValidatePlanningOptions (kInvalidInput).
+  /// Planning priorities for waiting jobs (aging, tenant fair share, wait bound) and the
+  /// services' ramp reserve; empty: the planner is told base priorities and the forecast.
+  /// Checked by ValidatePlanningOptions (kInvalidInput).
   std::optional<priority::PlanningOptions> planning;
   /// Runs CheckPlan on every plan; an illegal plan is an error (kInternal) naming the step.
   bool check_plans = true;

@@ -86,6 +86,27 @@ TEST(DemandForecaster, BeatsSameHourLastWeekOnNoisyTraffic) {
   EXPECT_LT(ours, 0.9 * naive);
 }
 
+// The hours that start before a time, oldest first; NaN where nothing was observed or kept.
+TEST(DemandForecaster, ObservedHourMeansAreTheHoursBeforeATime) {
+  const double t0 = 1'699'833'600;  // an hour boundary
+  std::vector<RatePoint> points = {{t0 + 600, 10},
+                                   {t0 + 1200, 20},           // hour 0: mean 15
+                                   {t0 + 3600 * 2 + 5, 40}};  // hour 1 empty, hour 2: 40
+  DemandForecaster f;
+  ASSERT_TRUE(f.Fit(points).has_value());
+  const std::vector<double> upto_2 = f.ObservedHourMeans(t0 + 3600 * 2 + 1, 4);  // hours -1..2
+  ASSERT_EQ(upto_2.size(), 4U);
+  EXPECT_TRUE(std::isnan(upto_2[0]));  // before the history
+  EXPECT_DOUBLE_EQ(upto_2[1], 15);
+  EXPECT_TRUE(std::isnan(upto_2[2]));  // no sample
+  EXPECT_DOUBLE_EQ(upto_2[3], 40);
+  // A time on an hour boundary: that hour has not started before it.
+  const std::vector<double> upto_1 = f.ObservedHourMeans(t0 + 3600 * 2, 2);  // hours 0..1
+  EXPECT_DOUBLE_EQ(upto_1[0], 15);
+  EXPECT_TRUE(std::isnan(upto_1[1]));
+  EXPECT_TRUE(f.ObservedHourMeans(t0, 0).empty());
+}
+
 TEST(DemandForecaster, CollectionGapsAreMissingNotTraffic) {
   auto pts = Synthetic(2 * 168);
   // Six hours of zeros every day of the second week, at the daily peak.

@@ -138,6 +138,14 @@ TEST(ValidatePlanningOptionsTest, NamesTheField) {
   o = DefaultPlanningOptions();
   o.fair_share.weight = -1;
   EXPECT_EQ(field(o), "fair_share.weight");
+  for (double hours : {-1.0, std::nan(""), 9000.0}) {
+    o = DefaultPlanningOptions();
+    o.ramp_reserve_hours = hours;
+    EXPECT_EQ(field(o), "ramp_reserve_hours") << hours;
+  }
+  o = DefaultPlanningOptions();
+  o.ramp_reserve_hours = 24;
+  EXPECT_TRUE(ValidatePlanningOptions(o).has_value());
 }
 
 }  // namespace

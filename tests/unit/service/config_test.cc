@@ -119,6 +119,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "planning.aging.rate_per_hour"},
         BadConfig{"unknown planning field", [](json& d) { d["planning"]["speed"] = 1; },
                   "planning.speed"},
+        BadConfig{"negative ramp reserve",
+                  [](json& d) { d["planning"]["ramp_reserve_hours"] = -6; },
+                  "planning.ramp_reserve_hours"},
         BadConfig{"bad objective",
                   [](json& d) {
                     d["objective"] = {{"time_decay", 2}};
@@ -138,7 +141,8 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   doc["tenants"][0]["max_priority"] = 8;
   doc["tenants"][1]["share"] = 12;  // together exactly the cluster: allowed
   doc["planning"] = {{"aging", {{"rate_per_hour", 0.5}, {"cap", 3}}},
-                     {"fair_share", {{"half_life_hours", 12}}}};
+                     {"fair_share", {{"half_life_hours", 12}}},
+                     {"ramp_reserve_hours", 24}};
   auto config = Parse(doc);
   ASSERT_TRUE(config) << config.error().ToString();
   const Tenant& a = config->tenants[0];
@@ -150,6 +154,7 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   EXPECT_EQ(config->planning.aging.rate_per_hour, 0.5);
   EXPECT_EQ(config->planning.aging.cap, 3);
   EXPECT_EQ(config->planning.fair_share.half_life_hours, 12);
+  EXPECT_EQ(config->planning.ramp_reserve_hours, 24);
   // What is not given keeps the service's defaults.
   EXPECT_EQ(config->planning.fair_share.weight,
             priority::OnlinePlanningOptions().fair_share.weight);
@@ -158,6 +163,7 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   auto plain = Parse(ConfigJson());
   ASSERT_TRUE(plain);
   EXPECT_GT(plain->planning.aging.rate_per_hour, 0);
+  EXPECT_EQ(plain->planning.ramp_reserve_hours, 0);  // no reserve unless asked for
   EXPECT_EQ(plain->FindTenant("b"), &plain->tenants[1]);
   EXPECT_EQ(plain->FindTenant("admin"), nullptr);
 }

@@ -96,6 +96,38 @@ TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
   EXPECT_EQ(json["runs"][7]["days"].size(), 1u);
 }
 
+// The ramp reserve is one of ordo's planning options (by default only ordo plans with them): the
+// baselines keep their own rules and are told the forecast.
+TEST(RunExperiment, OnlyOrdosRunsPlanWithARampReserve) {
+  std::vector<NoiseLevel> levels(1);
+  levels[0].world = testing::SmallWorld(1, 4, 1, 6);
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.max_gpus = 4;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(24, 1);
+  s.demand.assign(24, 1);
+  s.demand[2] = 3;  // a rise of 2 under a churn limit of 1: a reserve of 1
+  levels[0].world.services.push_back(s);
+  ExperimentOptions o;
+  o.planning.ramp_reserve_hours = 24;
+  o.lend_idle_gpus = false;  // no job: every idle GPU would be lent to the service
+  auto e = RunExperiment(levels, Runs({"ordo", "reactive"}), MakeInTreeRegistry(), o);
+  ASSERT_TRUE(e.has_value()) << e.error().ToString();
+  EXPECT_TRUE(e->problems.empty()) << e->problems.front();
+  const SimRun& ordo = e->reports[0][0]->run;
+  const SimRun& reactive = e->reports[0][1]->run;
+  ASSERT_TRUE(ordo.options.planning.has_value());
+  EXPECT_EQ(ordo.options.planning->ramp_reserve_hours, 24);
+  EXPECT_FALSE(reactive.options.planning.has_value());
+  for (int t = 6; t < 24; ++t) {
+    EXPECT_EQ(ordo.service_gpus[0][t].size(), 2U) << "step " << t;  // forecast 1 + reserve 1
+    EXPECT_EQ(reactive.service_gpus[0][t].size(), 1U) << "step " << t;
+  }
+}
+
 TEST(RunExperiment, UnknownPolicyIsAnError) {
   const World w = SmallRandomWorld();
   std::vector<NoiseLevel> levels(1);

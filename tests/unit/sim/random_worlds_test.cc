@@ -37,6 +37,10 @@ SimOptions OptionsFor(uint64_t seed) {
   o.replan_on_arrival = seed % 2 == 1;
   o.arrivals_lookahead = seed % 5 == 3;
   o.replan_on_surge = seed % 7 < 3;  // worlds with traffic noise and services have surges
+  if (seed % 5 < 2) {                // services with a churn limit keep a ramp reserve
+    o.planning = priority::PlanningOptions{};
+    o.planning->ramp_reserve_hours = 6;
+  }
   o.seed = seed;
   return o;
 }

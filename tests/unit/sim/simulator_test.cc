@@ -258,6 +258,89 @@ TEST(Simulator, NoSurgeNoExtraDecision) {
   }
 }
 
+// A service that rises 3 GPUs in one step under a churn limit of 1, surges re-planned: after the
+// first rise, a ramp reserve keeps it 2 GPUs above its forecast (1), so the second rise, a day
+// later, is served at once; without the reserve both rises are unmet by 2 GPUs (1 + the churn
+// limit against 4). Two-step jobs arriving faster than the cluster serves them keep every other
+// GPU busy (no idle GPU is lent to the service) and free some at every step.
+World RampWorld() {
+  World w = SmallWorld(1, 8, 2, 6);
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.max_gpus = 8;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(48, 1);
+  s.demand.assign(48, 1);
+  s.demand[3] = 4;
+  s.demand[30] = 4;
+  w.services.push_back(s);
+  for (int t = 0; t < 48; ++t) {
+    for (int k = 0; k < 5; ++k) {
+      w.jobs.push_back(MakeWorldJob("j" + std::to_string(t) + "-" + std::to_string(k), t, 1, 2, 2));
+    }
+  }
+  return w;
+}
+
+TEST(Simulator, ARampReserveServesARiseLikeTheLastOne) {
+  const World w = RampWorld();
+  ASSERT_TRUE(ValidateWorld(w).has_value());
+  SimOptions surge;
+  surge.replan_on_surge = true;
+  SimOptions reserve = surge;
+  reserve.planning = priority::PlanningOptions{};  // base priorities: only the reserve differs
+  reserve.planning->ramp_reserve_hours = 48;
+  for (const char* policy : {"ordo", "priority-backfill"}) {
+    const SimRun blind = MustSimulate(w, policy, surge);
+    const SimRun run = MustSimulate(w, policy, reserve);
+    const auto unmet_at = [&](const SimRun& r, int step) {
+      return w.services[0].demand[step] - static_cast<int>(r.service_gpus[0][step].size());
+    };
+    EXPECT_EQ(unmet_at(blind, 3), 2) << policy;  // 1 + churn 1 against 4
+    EXPECT_EQ(unmet_at(blind, 30), 2) << policy;
+    EXPECT_EQ(unmet_at(run, 3), 2) << policy;  // nothing seen yet: no reserve
+    EXPECT_EQ(unmet_at(run, 30), 0) << policy;
+    // Before the first rise the two runs are the same; after it the service stays at 1 + 2.
+    for (int t = 0; t < 3; ++t) {
+      EXPECT_EQ(run.service_gpus[0][t], blind.service_gpus[0][t]) << policy << " step " << t;
+    }
+    for (int t = 8; t < 48; ++t) {
+      EXPECT_GE(run.service_gpus[0][t].size(), 3U) << policy << " step " << t;
+    }
+    EXPECT_LT(ComputeSimMetrics(w, run).total.realtime_unmet_gpu_steps,
+              ComputeSimMetrics(w, blind).total.realtime_unmet_gpu_steps)
+        << policy;
+    ExpectCommittedLegal(w, run, policy);
+  }
+}
+
+// The window is hours of actual demand: a rise older than it no longer counts.
+TEST(Simulator, ARampReserveForgetsRisesOlderThanItsWindow) {
+  const World w = RampWorld();
+  SimOptions reserve;
+  reserve.replan_on_surge = true;
+  reserve.planning = priority::PlanningOptions{};
+  reserve.planning->ramp_reserve_hours =
+      12;  // the rise at step 3 is out of the window from step 16 on
+  const SimRun run = MustSimulate(w, "ordo", reserve);
+  EXPECT_GE(run.service_gpus[0][8].size(), 3U);
+  EXPECT_EQ(run.service_gpus[0][24].size(), 1U);
+  EXPECT_EQ(w.services[0].demand[30] - static_cast<int>(run.service_gpus[0][30].size()), 2);
+}
+
+TEST(Simulator, RejectsANegativeRampReserve) {
+  const World w = RampWorld();
+  auto policy = testing::MakePolicy("ordo");
+  SimOptions o;
+  o.planning = priority::PlanningOptions{};
+  o.planning->ramp_reserve_hours = -1;
+  auto run = Simulate(w, *policy, o);
+  ASSERT_FALSE(run.has_value());
+  EXPECT_EQ(run.error().field, "ramp_reserve_hours");
+}
+
 // A service's current_gpus at each re-plan is what it held at the step before: the churn limit is
 // kept across re-plans, so the committed timeline never jumps.
 TEST(Simulator, ChurnLimitHoldsAcrossRePlans) {

@@ -98,6 +98,7 @@ TEST(SlurmConfig, ErrorsNameTheField) {
       {R"({"tenants": [{"account": "a"}, {"account": "a"}]})", "tenants[1].account"},
       {R"({"tenants": [{"account": "a", "quota": 1}]})", "tenants[0].quota"},
       {R"({"planning": {"aging": {"cap": 0.5}}})", "planning.aging.cap"},
+      {R"({"planning": {"ramp_reserve_hours": 24}})", "planning.ramp_reserve_hours"},
       {R"({"planning": {"fair_share": {"half_life_hours": 0}}})",
        "planning.fair_share.half_life_hours"},
       {R"({"planning": {"aging": {"rate": 1}}})", "planning.aging.rate"},

@@ -238,6 +238,13 @@ Result<SlurmConfig> ParseSlurmConfig(std::string_view text, bool yaml) {
                         io::internal::ObjectReader::Make(root, "", "the configuration"));
   ORDO_ASSIGN_OR_RETURN(config.planning,
                         io::ReadPlanningOptions(top, priority::OnlinePlanningOptions()));
+  if (config.planning.ramp_reserve_hours > 0) {
+    // The reserve is taken from a service's observed demand, which `ordo slurm` does not have
+    // (its services' curves are the config's).
+    return FailInput("planning.ramp_reserve_hours",
+                     "ordo slurm observes no service traffic to take a ramp reserve from; leave it "
+                     "out (ordo serve and the simulator have it)");
+  }
   return config;
 }
 
