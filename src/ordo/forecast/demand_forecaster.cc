@@ -421,9 +421,11 @@ Result<void> DemandForecaster::SetMethod(DemandMethod method) {
 
 std::vector<double> DemandForecaster::ObservedHourMeans(double until_s, int hours) const {
   std::vector<double> out(static_cast<std::size_t>(std::max(0, hours)), kNaN);
-  const auto last = static_cast<int64_t>(std::ceil(until_s / 3600)) - 1;  // starts before until_s
+  // Index into hours_ of out[0]; the last hour is the one that starts before until_s.
+  const int64_t first = static_cast<int64_t>(std::ceil(until_s / 3600)) -
+                        static_cast<int64_t>(out.size()) - first_hour_;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const int64_t i = last - static_cast<int64_t>(out.size() - 1 - k) - first_hour_;
+    const int64_t i = first + static_cast<int64_t>(k);
     if (i >= 0 && i < static_cast<int64_t>(hours_.size())) {
       out[k] = hours_[static_cast<std::size_t>(i)];
     }

@@ -73,8 +73,8 @@ class Run {
     std::stable_sort(by_arrival_.begin(), by_arrival_.end(), [&](int a, int b) {
       return w_.jobs[a].arrival_step < w_.jobs[b].arrival_step;
     });
-    if (opt_.planning) SetUpTenants();
     if (opt_.planning) {
+      SetUpTenants();
       ramp_window_steps_ = static_cast<int>(
           std::ceil(opt_.planning->ramp_reserve_hours * 60 / w_.step_minutes - 1e-9));
     }

@@ -101,14 +101,7 @@ TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
 TEST(RunExperiment, OnlyOrdosRunsPlanWithARampReserve) {
   std::vector<NoiseLevel> levels(1);
   levels[0].world = testing::SmallWorld(1, 4, 1, 6);
-  WorldService s;
-  s.id = "chat";
-  s.priority = 10;
-  s.max_gpus = 4;
-  s.max_change_per_step = 1;
-  s.current_gpus = 1;
-  s.forecast_demand.assign(24, 1);
-  s.demand.assign(24, 1);
+  WorldService s = testing::ChurnLimitedChat(24, 4);
   s.demand[2] = 3;  // a rise of 2 under a churn limit of 1: a reserve of 1
   levels[0].world.services.push_back(s);
   ExperimentOptions o;

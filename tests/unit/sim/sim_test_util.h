@@ -28,6 +28,20 @@ inline World SmallWorld(int nodes, int gpus_per_node, int days, int horizon_step
   return w;
 }
 
+/// "chat", priority 10, a churn limit of 1 from 1 GPU, at most `max_gpus`: demand and forecast of
+/// 1 GPU for `steps` steps. Tests set the steps they are about.
+inline WorldService ChurnLimitedChat(int steps, int max_gpus) {
+  WorldService s;
+  s.id = "chat";
+  s.priority = 10;
+  s.max_gpus = max_gpus;
+  s.max_change_per_step = 1;
+  s.current_gpus = 1;
+  s.forecast_demand.assign(steps, 1);
+  s.demand.assign(steps, 1);
+  return s;
+}
+
 inline WorldJob MakeWorldJob(std::string id, int arrival, int gpus, int actual, int forecast,
                              double priority = 1, JobKind kind = JobKind::kTraining) {
   WorldJob j;

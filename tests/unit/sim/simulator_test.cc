@@ -10,6 +10,7 @@
 namespace ordo::sim {
 namespace {
 
+using testing::ChurnLimitedChat;
 using testing::ExpectCommittedLegal;
 using testing::MakeWorldJob;
 using testing::MustSimulate;
@@ -126,15 +127,7 @@ TEST(Simulator, CommitWholePlanAndArrivalLookahead) {
 // step 0) is forecast 1 2 3 3 1 1 ... but needs 1 3 3 2 1 1 ...
 World ForecastMissWorld() {
   World w = SmallWorld(1, 4, 1, 6);
-  WorldService s;
-  s.id = "chat";
-  s.priority = 10;
-  s.min_gpus = 0;
-  s.max_gpus = 4;
-  s.max_change_per_step = 1;
-  s.current_gpus = 1;
-  s.forecast_demand.assign(24, 1);
-  s.demand.assign(24, 1);
+  WorldService s = ChurnLimitedChat(24, 4);
   const std::vector<int> forecast = {1, 2, 3, 3, 1};
   const std::vector<int> actual = {1, 3, 3, 2, 1};
   std::copy(forecast.begin(), forecast.end(), s.forecast_demand.begin());
@@ -188,14 +181,7 @@ TEST(Simulator, IdleGpusLentAtTheCommittedStepServeDemandAboveTheForecast) {
 // surge.
 World SurgeWorld() {
   World w = SmallWorld(1, 4, 1, 6);
-  WorldService s;
-  s.id = "chat";
-  s.priority = 10;
-  s.max_gpus = 4;
-  s.max_change_per_step = 1;
-  s.current_gpus = 1;
-  s.forecast_demand.assign(24, 1);
-  s.demand.assign(24, 1);
+  WorldService s = ChurnLimitedChat(24, 4);
   s.demand[1] = s.demand[2] = 2;
   w.services.push_back(s);
   return w;
@@ -265,14 +251,7 @@ TEST(Simulator, NoSurgeNoExtraDecision) {
 // GPU busy (no idle GPU is lent to the service) and free some at every step.
 World RampWorld() {
   World w = SmallWorld(1, 8, 2, 6);
-  WorldService s;
-  s.id = "chat";
-  s.priority = 10;
-  s.max_gpus = 8;
-  s.max_change_per_step = 1;
-  s.current_gpus = 1;
-  s.forecast_demand.assign(48, 1);
-  s.demand.assign(48, 1);
+  WorldService s = ChurnLimitedChat(48, 8);
   s.demand[3] = 4;
   s.demand[30] = 4;
   w.services.push_back(s);
