@@ -12,7 +12,8 @@
 #            14, cluster03 day 49), every policy, ordo with and without planning priorities;
 #            waits by priority class
 #   tenants  fair share: two tenants of a 40% share each, without and with one flooding the queue;
-#            GPU-hours per tenant and day against min(demand, share)
+#            GPU-hours per tenant and day against min(demand, share); then ordo with and without
+#            the share guarantee, with and without checkpoints, on three noise seeds
 #   preempt  preemption: the week with checkpointed jobs at traffic noise 0.3 (three noise seeds;
 #            seven with surges re-planned, ordo also with a ramp reserve)
 #            and with long low-priority jobs ahead of high-priority arrivals; every policy, the two
@@ -94,6 +95,21 @@ for study in "$@"; do
         echo
         "$ordo" simulate "$out/$world.json" --format markdown --quiet --policies ordo \
           --planning-priority off
+      done
+      # The share guarantee (--borrowing-factor): the same two worlds, and both with checkpointed
+      # jobs (borrowed GPUs can then be taken back), at traffic noise 0.1 on three noise seeds.
+      for world in tenants tenants-flood; do
+        python3 "$(dirname "$0")/preempt_world.py" "$out/$world.json" "$out/$world-ckpt.json"
+        for w in "$world" "$world-ckpt"; do
+          for seed in 1 2 3; do
+            for factor in 1 0.0009765625; do
+              echo "## $w, noise seed $seed, ordo --borrowing-factor $factor"
+              "$ordo" simulate "$out/$w.json" --format markdown --quiet --policies ordo \
+                --traffic-noise 0.1 --noise-seed "$seed" --borrowing-factor "$factor"
+              echo
+            done
+          done
+        done
       done
       ;;
     preempt)

@@ -81,6 +81,8 @@ const char* const kSimulateUsage =
     "  --wait-bound W          hours; a job waiting W or more gets base + 1000 (default 0: off)\n"
     "  --size-exponent E       divide by max(1, the job's GPU-hours)^E (default 1; 0: off)\n"
     "  --fair-share-weight K   fair share 2^(K x (1 - usage/share)), clamped (default 1)\n"
+    "  --borrowing-factor F    a job beyond its tenant's share plans at F x its priority and\n"
+    "                          may be preempted for one within its share (default 1: off)\n"
     "  --ramp-reserve H        services with a churn limit are planned above their forecast by\n"
     "                          their largest one-step rise of the last H hours, less the limit\n"
     "                          (default 0: none; docs/simulator.md, \"Preemption\")\n"
@@ -293,6 +295,7 @@ Result<priority::PlanningOptions> ParsePlanning(const Args& args) {
       {"--size-exponent", "size_exponent", &planning.size_exponent},
       {"--ramp-reserve", "ramp_reserve_hours", &planning.ramp_reserve_hours},
       {"--fair-share-weight", "fair_share.weight", &planning.fair_share.weight},
+      {"--borrowing-factor", "borrowing_factor", &planning.borrowing_factor},
   };
   for (const auto& [flag, field, target] : knobs) {
     if (auto v = args.value(flag)) {
@@ -556,6 +559,7 @@ constexpr OptionSpec kOptions[] = {
     {"--wait-bound", true},
     {"--size-exponent", true},
     {"--fair-share-weight", true},
+    {"--borrowing-factor", true},
 };
 
 }  // namespace

@@ -134,6 +134,15 @@ struct Job {
   std::optional<Checkpoint> checkpoint;     // absent: the job is never preempted
   /// The `features` object as JSON text, kept for the forecasters; empty when absent.
   std::string features_json;
+  /// Below 1 when the job runs or would run beyond its tenant's share, on capacity lent by the
+  /// others (Kueue's borrowing): its priority was multiplied by this. Set on a planning scenario by
+  /// the rolling layer (priority::ApplyShareGuarantee), never read from or written to a file. Fast
+  /// mode may preempt a borrowing job for a waiting one that does not borrow.
+  double borrowing_factor = 1;
+
+  [[nodiscard]] bool borrowing() const { return borrowing_factor < 1; }
+  /// The priority before the share guarantee scaled it: what its priority class is judged on.
+  [[nodiscard]] double unscaled_priority() const { return priority / borrowing_factor; }
 
   /// Work steps a running job has done by step 0 (`running.progress_steps`, default -start_step).
   /// Requires `running`.

@@ -46,7 +46,7 @@ Result<priority::PlanningOptions> ReadPlanningOptions(const ObjectReader& top,
   ORDO_ASSIGN_OR_RETURN(
       ObjectReader p, ObjectReader::Make(*planning, top.Path("planning"), "the planning options"));
   ORDO_RETURN_IF_ERROR(p.AllowOnly({"aging", "fair_share", "wait_bound_hours", "bound_priority",
-                                    "size_exponent", "ramp_reserve_hours"}));
+                                    "size_exponent", "ramp_reserve_hours", "borrowing_factor"}));
   auto number = [](const ObjectReader& obj, std::string_view key, double& target) -> Result<void> {
     ORDO_ASSIGN_OR_RETURN(std::optional<double> value, obj.OptionalNumber(key, -1e9, 1e9));
     if (value) target = *value;
@@ -71,6 +71,7 @@ Result<priority::PlanningOptions> ReadPlanningOptions(const ObjectReader& top,
   ORDO_RETURN_IF_ERROR(number(p, "bound_priority", o.bound_priority));
   ORDO_RETURN_IF_ERROR(number(p, "size_exponent", o.size_exponent));
   ORDO_RETURN_IF_ERROR(number(p, "ramp_reserve_hours", o.ramp_reserve_hours));
+  ORDO_RETURN_IF_ERROR(number(p, "borrowing_factor", o.borrowing_factor));
   if (auto ok = priority::ValidatePlanningOptions(o); !ok) {
     Error error = ok.error();
     error.field = p.Path(error.field);

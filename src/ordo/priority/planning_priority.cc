@@ -56,6 +56,9 @@ Result<void> ValidatePlanningOptions(const PlanningOptions& o) {
       o.ramp_reserve_hours > 24 * 366) {
     return FailInput("ramp_reserve_hours", "must be a number of hours from 0 (none) to 8784");
   }
+  if (!std::isfinite(o.borrowing_factor) || o.borrowing_factor <= 0 || o.borrowing_factor > 1) {
+    return FailInput("borrowing_factor", "must be a number > 0 and <= 1 (1: no share guarantee)");
+  }
   return {};
 }
 
@@ -111,6 +114,55 @@ void UsageLedger::Add(double hours, std::span<const double> used_gpus, double ca
 double UsageLedger::UsageFraction(int tenant) const {
   if (!(capacity_ > 0)) return 0;
   return used_[static_cast<size_t>(tenant)] / capacity_;
+}
+
+std::vector<bool> Borrowers(std::span<const ShareClaim> jobs, std::span<const double> share_gpus) {
+  std::vector<int> order(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const ShareClaim& x = jobs[static_cast<size_t>(a)];
+    const ShareClaim& y = jobs[static_cast<size_t>(b)];
+    if (x.running != y.running) return x.running;
+    return x.rank < y.rank;
+  });
+  std::vector<double> left(share_gpus.begin(), share_gpus.end());
+  std::vector<bool> borrows(jobs.size(), false);
+  for (int i : order) {
+    const ShareClaim& job = jobs[static_cast<size_t>(i)];
+    if (job.tenant < 0 || static_cast<size_t>(job.tenant) >= left.size() ||
+        !(share_gpus[static_cast<size_t>(job.tenant)] > 0)) {
+      continue;
+    }
+    double& room = left[static_cast<size_t>(job.tenant)];
+    if (job.gpus <= room) {
+      room -= job.gpus;
+    } else {
+      borrows[static_cast<size_t>(i)] = true;
+    }
+  }
+  return borrows;
+}
+
+void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
+                         std::span<const double> share_gpus, double borrowing_factor) {
+  ORDO_ASSERT(tenant_of.size() == scenario.jobs.size());
+  if (borrowing_factor >= 1) return;
+  std::vector<ShareClaim> claims(scenario.jobs.size());
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    const Job& job = scenario.jobs[j];
+    ShareClaim& claim = claims[j];
+    claim.tenant = tenant_of[j];
+    claim.running = job.running.has_value();
+    claim.gpus = job.shapes.empty() ? 0 : job.shapes.front().gpus;
+    for (const Shape& shape : job.shapes) claim.gpus = std::min(claim.gpus, shape.gpus);
+    claim.rank = claim.running ? job.running->start_step : -job.priority;
+  }
+  const std::vector<bool> borrows = Borrowers(claims, share_gpus);
+  for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+    if (!borrows[j]) continue;
+    scenario.jobs[j].borrowing_factor = borrowing_factor;
+    scenario.jobs[j].priority *= borrowing_factor;
+  }
 }
 
 }  // namespace ordo::priority

@@ -18,6 +18,10 @@
 //     Every factor stays > 0, so a planner still gives idle GPUs to whoever has work (borrowing).
 //   * wait bound: a job that has waited `wait_bound_hours` or more (0: off) gets base +
 //     bound_priority, which dominates every job within the bound.
+//   * share guarantee (ApplyShareGuarantee, `borrowing_factor` < 1; off by default): on the
+//     planning scenario, the jobs beyond their tenant's share in GPUs now (Kueue's nominal quota)
+//     borrow, and plan at borrowing_factor x their planning priority; fast mode may take a
+//     borrowed block back for a job within its share (policy/fast/preemption_move.h).
 // Guarantees: the result is finite, > 0 and non-decreasing in the hours waited; it is base
 // exactly when every mechanism is off. Cost O(1) per job; the ledger O(tenants) per step.
 // Example: base 2, rate 0.5/h, cap 4, waited 3 h, tenant at half its share (usage 0.25, share
@@ -56,6 +60,11 @@ struct PlanningOptions {
   /// planned above its forecast by its largest rise of observed demand over the last this-many
   /// hours, less what its churn limit lets it rise in that time. 0: none.
   double ramp_reserve_hours = 0;
+  /// The share guarantee (ApplyShareGuarantee): a job that borrows beyond its tenant's share
+  /// plans at this fraction of its planning priority, so that work within a share wins every
+  /// contended GPU and borrowed GPUs are taken back first; in (0, 1], 1: off. Borrowers still get
+  /// idle GPUs: the factor is > 0.
+  double borrowing_factor = 1;
 };
 
 /// The defaults ordo plans with (tuned on one week of the ITP trace; docs/simulator.md).
@@ -68,7 +77,8 @@ PlanningOptions OnlinePlanningOptions();
 
 /// Errors name the field: `aging.rate_per_hour`, `aging.cap` (below 1),
 /// `fair_share.half_life_hours`, `fair_share.max_exponent`, `fair_share.weight`,
-/// `wait_bound_hours`, `bound_priority`, `size_exponent`, `ramp_reserve_hours`.
+/// `wait_bound_hours`, `bound_priority`, `size_exponent`, `ramp_reserve_hours`,
+/// `borrowing_factor`.
 [[nodiscard]] Result<void> ValidatePlanningOptions(const PlanningOptions& options);
 
 /// min(cap, 1 + rate x waited_hours); 1 for a negative wait.
@@ -115,5 +125,32 @@ class UsageLedger {
   std::vector<double> used_;  // decayed GPU-hours per tenant
   double capacity_ = 0;       // decayed GPU-hours of the cluster
 };
+
+/// A job as the share guarantee sees it: its tenant (-1: none), its GPUs, whether it runs now, and
+/// its rank within its tenant (a smaller rank claims the share first).
+struct ShareClaim {
+  int tenant = -1;
+  int gpus = 0;
+  bool running = false;
+  double rank = 0;
+};
+
+/// Which jobs borrow beyond their tenant's share (Kueue's nominal quota): per tenant, running jobs
+/// claim `share_gpus[tenant]` first, then waiting ones, each in increasing rank; a job whose GPUs
+/// no longer fit in what is left of the share borrows (a smaller later one may still fit). Jobs
+/// without a tenant, or of a tenant without a share (<= 0), never borrow. O(n log n).
+/// Example: share 8; running 4 (rank 0) and waiting 8 (rank 1), 2 (rank 2): the 8 borrows, the 2
+/// fits (4 + 2 <= 8).
+std::vector<bool> Borrowers(std::span<const ShareClaim> jobs, std::span<const double> share_gpus);
+
+/// The share guarantee on a planning scenario whose waiting jobs carry their planning priorities:
+/// marks the jobs Borrowers finds (running ones rank by start, earliest first, so the latest
+/// admitted borrow, as Kueue reclaims them; waiting ones by planning priority, highest first, each
+/// counting its smallest shape) and multiplies their priority by `borrowing_factor`, which it
+/// records in Job::borrowing_factor. tenant_of[j] is scenario job j's tenant (-1: none);
+/// share_gpus[t] tenant t's share in GPUs (<= 0: none). Nothing changes with a factor of 1 or no
+/// share.
+void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
+                         std::span<const double> share_gpus, double borrowing_factor);
 
 }  // namespace ordo::priority

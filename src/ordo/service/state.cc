@@ -168,6 +168,15 @@ Scenario PlanningScenario(const Scenario& scenario, const State& state, const Fr
                                                  t < 0 ? 1.0 : fair_share[static_cast<size_t>(t)],
                                                  tenancy.options, step_hours);
   }
+  if (tenancy.options.borrowing_factor < 1) {
+    std::vector<int> tenant_of;
+    tenant_of.reserve(out.jobs.size());
+    for (const Job& job : out.jobs) tenant_of.push_back(tenancy.Index(JobIdTenant(job.id)));
+    std::vector<double> share_gpus;
+    for (const double share : tenancy.shares)
+      share_gpus.push_back(share * out.cluster.total_gpus());
+    priority::ApplyShareGuarantee(out, tenant_of, share_gpus, tenancy.options.borrowing_factor);
+  }
   if (tenancy.options.ramp_reserve_hours > 0) {
     AddRampReserves(out, state, frame, tenancy.options.ramp_reserve_hours);
   }

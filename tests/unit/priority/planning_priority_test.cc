@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ordo::priority {
@@ -146,6 +148,84 @@ TEST(ValidatePlanningOptionsTest, NamesTheField) {
   o = DefaultPlanningOptions();
   o.ramp_reserve_hours = 24;
   EXPECT_TRUE(ValidatePlanningOptions(o).has_value());
+  for (double factor : {0.0, -0.5, 1.5, std::nan("")}) {
+    o = DefaultPlanningOptions();
+    o.borrowing_factor = factor;
+    EXPECT_EQ(field(o), "borrowing_factor") << factor;
+  }
+  o.borrowing_factor = 1.0 / 1024;
+  EXPECT_TRUE(ValidatePlanningOptions(o).has_value());
+}
+
+TEST(BorrowersTest, RunningJobsClaimTheShareFirstThenWaitingOnesByRank) {
+  // Tenant 0, share 8: running 4 claims first although its rank is the largest; then the waiting
+  // 8 (rank 1) no longer fits, the waiting 2 (rank 2) does, the waiting 4 (rank 3) does not.
+  // Tenant 1 has no share; a job without a tenant never borrows.
+  const std::vector<ShareClaim> jobs = {
+      {.tenant = 0, .gpus = 4, .running = true, .rank = 9},
+      {.tenant = 0, .gpus = 8, .running = false, .rank = 1},
+      {.tenant = 0, .gpus = 2, .running = false, .rank = 2},
+      {.tenant = 0, .gpus = 4, .running = false, .rank = 3},
+      {.tenant = 1, .gpus = 64, .running = true, .rank = 0},
+      {.tenant = -1, .gpus = 64, .running = false, .rank = 0},
+  };
+  const std::vector<double> shares = {8, 0};
+  EXPECT_EQ(Borrowers(jobs, shares), (std::vector<bool>{false, true, false, true, false, false}));
+}
+
+TEST(BorrowersTest, TheEarliestStartedRunningJobsKeepTheShare) {
+  // Share 8, three running 4-GPU jobs started at -10, -2 and -6: the one started last borrows.
+  const std::vector<ShareClaim> jobs = {
+      {.tenant = 0, .gpus = 4, .running = true, .rank = -10},
+      {.tenant = 0, .gpus = 4, .running = true, .rank = -2},
+      {.tenant = 0, .gpus = 4, .running = true, .rank = -6},
+  };
+  const std::vector<double> shares = {8};
+  EXPECT_EQ(Borrowers(jobs, shares), (std::vector<bool>{false, true, false}));
+}
+
+Scenario TwoTenantScenario() {
+  // Tenant 0 runs a 4-GPU job and waits with an 8 (priority 6) and a 2 (priority 3); tenant 1
+  // waits with a 4. Shares: 8 GPUs each.
+  Scenario s;
+  s.horizon_steps = 8;
+  auto job = [](std::string id, int gpus, double priority, bool running) {
+    Job j;
+    j.id = std::move(id);
+    j.priority = priority;
+    j.shapes.push_back(Shape{gpus, 4});
+    if (running) j.running = RunningPlacement{-3, 0};
+    return j;
+  };
+  s.jobs = {job("r", 4, 2, true), job("big", 8, 6, false), job("small", 2, 3, false),
+            job("other", 4, 5, false)};
+  return s;
+}
+
+TEST(ApplyShareGuaranteeTest, ScalesTheBorrowersAndRecordsTheFactor) {
+  Scenario s = TwoTenantScenario();
+  const std::vector<int> tenant_of = {0, 0, 0, 1};
+  const std::vector<double> shares = {8, 8};
+  ApplyShareGuarantee(s, tenant_of, shares, 0.25);
+  // r (4) claims first; big (8, the highest priority) no longer fits: it borrows; small fits.
+  EXPECT_DOUBLE_EQ(s.jobs[1].priority, 6 * 0.25);
+  EXPECT_TRUE(s.jobs[1].borrowing());
+  EXPECT_DOUBLE_EQ(s.jobs[1].unscaled_priority(), 6);
+  for (size_t j : {0U, 2U, 3U}) {
+    EXPECT_FALSE(s.jobs[j].borrowing()) << j;
+    EXPECT_DOUBLE_EQ(s.jobs[j].priority, TwoTenantScenario().jobs[j].priority) << j;
+  }
+}
+
+TEST(ApplyShareGuaranteeTest, AFactorOfOneChangesNothing) {
+  Scenario s = TwoTenantScenario();
+  const std::vector<int> tenant_of = {0, 0, 0, 1};
+  const std::vector<double> shares = {1, 1};
+  ApplyShareGuarantee(s, tenant_of, shares, 1);
+  for (size_t j = 0; j < s.jobs.size(); ++j) {
+    EXPECT_FALSE(s.jobs[j].borrowing());
+    EXPECT_DOUBLE_EQ(s.jobs[j].priority, TwoTenantScenario().jobs[j].priority);
+  }
 }
 
 }  // namespace

@@ -122,6 +122,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"negative ramp reserve",
                   [](json& d) { d["planning"]["ramp_reserve_hours"] = -6; },
                   "planning.ramp_reserve_hours"},
+        BadConfig{"borrowing factor of zero",
+                  [](json& d) { d["planning"]["borrowing_factor"] = 0; },
+                  "planning.borrowing_factor"},
         BadConfig{"bad objective",
                   [](json& d) {
                     d["objective"] = {{"time_decay", 2}};
@@ -142,7 +145,8 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   doc["tenants"][1]["share"] = 12;  // together exactly the cluster: allowed
   doc["planning"] = {{"aging", {{"rate_per_hour", 0.5}, {"cap", 3}}},
                      {"fair_share", {{"half_life_hours", 12}}},
-                     {"ramp_reserve_hours", 24}};
+                     {"ramp_reserve_hours", 24},
+                     {"borrowing_factor", 0.125}};
   auto config = Parse(doc);
   ASSERT_TRUE(config) << config.error().ToString();
   const Tenant& a = config->tenants[0];
@@ -155,6 +159,7 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   EXPECT_EQ(config->planning.aging.cap, 3);
   EXPECT_EQ(config->planning.fair_share.half_life_hours, 12);
   EXPECT_EQ(config->planning.ramp_reserve_hours, 24);
+  EXPECT_EQ(config->planning.borrowing_factor, 0.125);
   // What is not given keeps the service's defaults.
   EXPECT_EQ(config->planning.fair_share.weight,
             priority::OnlinePlanningOptions().fair_share.weight);
@@ -164,6 +169,7 @@ TEST(ServiceConfig, ReadsSharesMaxPrioritiesAndPlanningOptions) {
   ASSERT_TRUE(plain);
   EXPECT_GT(plain->planning.aging.rate_per_hour, 0);
   EXPECT_EQ(plain->planning.ramp_reserve_hours, 0);  // no reserve unless asked for
+  EXPECT_EQ(plain->planning.borrowing_factor, 1);    // no share guarantee unless asked for
   EXPECT_EQ(plain->FindTenant("b"), &plain->tenants[1]);
   EXPECT_EQ(plain->FindTenant("admin"), nullptr);
 }

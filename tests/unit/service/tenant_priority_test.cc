@@ -4,6 +4,7 @@
 // priorities.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "ordo/service/engine.h"
@@ -123,6 +124,20 @@ TEST(TenantPriority, PlanningScenarioAgesAndAppliesFairShare) {
   // The scenario the values are reported on keeps the base priorities.
   EXPECT_DOUBLE_EQ(priority_of(scenario, "a/old"), 2);
   EXPECT_DOUBLE_EQ(priority_of(scenario, "b/new"), 3);
+
+  // The share guarantee: a's share (8 GPUs) is held by a/run, so a/old (8) borrows; b's share is
+  // 4 GPUs and b/new needs 8, so it borrows too; a/run and admin/mine (no tenant) do not.
+  tenancy.options.borrowing_factor = 0.5;
+  const Scenario guaranteed = PlanningScenario(scenario, state, frame);
+  EXPECT_DOUBLE_EQ(priority_of(guaranteed, "a/old"), 4 * 0.5);
+  EXPECT_DOUBLE_EQ(priority_of(guaranteed, "b/new"), 6 * 0.5);
+  EXPECT_DOUBLE_EQ(priority_of(guaranteed, "a/run"), 5);
+  EXPECT_DOUBLE_EQ(priority_of(guaranteed, "admin/mine"), 14);
+  tenancy.shares = {1.0, 0.0};  // a's share is the cluster, b has none: nobody borrows
+  const Scenario roomy = PlanningScenario(scenario, state, frame);
+  // a/old: 2 x age 2 x fair share 2^(1 - 0.5/1); b/new: 3, no share no factor.
+  EXPECT_DOUBLE_EQ(priority_of(roomy, "a/old"), 4 * std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(priority_of(roomy, "b/new"), 3);
 }
 
 // L (priority 1) waits behind a 6-step blocker; at step 5 H (priority 2) arrives. Aged by 5 hours

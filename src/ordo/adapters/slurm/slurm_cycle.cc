@@ -1,8 +1,10 @@
 #include "ordo/adapters/slurm/slurm_cycle.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <sstream>
+#include <unordered_map>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
@@ -114,6 +116,28 @@ Result<Scenario> PlanningScenario(const Mapping& mapping, const Snapshot& snap,
     job.priority =
         priority::JobPlanningPriority(job, waited_hours, fair_share, config.planning, step_hours);
     priorities.push_back(job.priority);
+  }
+  if (config.planning.borrowing_factor < 1) {
+    // Every job's tenant: a candidate's account, a running piece's ("<slurm id>[/k]") its job's.
+    std::unordered_map<int64_t, int> tenant_by_slurm_id;
+    for (const SlurmJob& job : snap.jobs)
+      tenant_by_slurm_id[job.id] = TenantIndex(config, job.account);
+    std::vector<int> tenant_of(planned.jobs.size(), -1);
+    for (const Candidate& c : mapping.candidates)
+      tenant_of[static_cast<size_t>(c.job)] = TenantIndex(config, c.account);
+    for (size_t j = 0; j < planned.jobs.size(); ++j) {
+      if (!planned.jobs[j].running) continue;
+      const std::string& id = planned.jobs[j].id;
+      int64_t slurm_id = 0;
+      const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), slurm_id);
+      if (ec != std::errc{}) continue;
+      if (auto it = tenant_by_slurm_id.find(slurm_id); it != tenant_by_slurm_id.end()) {
+        tenant_of[j] = it->second;
+      }
+    }
+    std::vector<double> share_gpus;
+    for (const double share : shares) share_gpus.push_back(share * total);
+    priority::ApplyShareGuarantee(planned, tenant_of, share_gpus, config.planning.borrowing_factor);
   }
   return planned;
 }

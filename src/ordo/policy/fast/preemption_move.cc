@@ -215,7 +215,13 @@ class PreemptionRound {
     // A preemption only across priority classes (core/scenario.h): within one, the objective's
     // preference for the higher priority's earlier start is smaller than what the rolling future
     // loses to the work thrown away and the reshuffled queue (docs/fast-mode.md, step 8).
-    const bool victim = PriorityClass(rj.priority) < PriorityClass(wj.priority);
+    // A job that borrows beyond its tenant's share is also a victim of one that does not (Kueue's
+    // reclaim of lent capacity), but only for a shape at least as wide as its block: a narrower
+    // one would leave the rest of the block to fragments while the victim waits for a whole one.
+    const bool outranked =
+        PriorityClass(rj.unscaled_priority()) < PriorityClass(wj.unscaled_priority());
+    const bool reclaimed = !outranked && rj.borrowing() && !wj.borrowing();
+    const bool victim = outranked || reclaimed;
     if (!rj.running || !rj.checkpoint || rp.preempt_step || victim == migrations) return;
     const int end = baselines::FirstStayEnd(rj, rp);
     const int q0 = std::max({0, wj.arrival_step, *rp.start_step + 1});
@@ -223,6 +229,7 @@ class PreemptionRound {
     const int q1 = NextCheckpoint(s_, rj, q0, end);
     for (size_t k = 0; k < wj.shapes.size(); ++k) {
       const int gpus = wj.shapes[k].gpus;
+      if (reclaimed && !migrations && gpus < rp.gpus) continue;
       for (int block : Blocks(s_, gpus, wj.requirement)) {
         // Aligned blocks nest: B overlaps R's block when one contains the other.
         if (block + gpus <= rp.first_gpu || rp.first_gpu + rp.gpus <= block) continue;

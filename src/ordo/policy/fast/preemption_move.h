@@ -1,23 +1,24 @@
 // Fast mode's preemption move (spec "Preemption: checkpoints and migration"): a waiting job that
 // could start now on GPUs a running, checkpointed job of a lower priority class (core/scenario.h:
-// 1-3, 4-7, 8-10) holds takes them, and the running job resumes later from its last checkpoint,
-// where that pays; and a migration: any other running checkpointed job moves to another block at
-// once so that a waiting job finds a whole block.
+// 1-3, 4-7, 8-10, judged on Job::unscaled_priority) holds takes them, and the running job resumes
+// later from its last checkpoint, where that pays; a job borrowing beyond its tenant's share
+// (Job::borrowing) is likewise taken back for a waiting job that does not borrow and needs a block
+// at least as wide as the borrower's; and a migration: any other running checkpointed job moves to
+// another block at once so that a waiting job finds a whole block.
 //
 // Algorithm. On a finished plan, for each waiting job W the plan leaves unstarted or starts after
 // it could (highest priority first, at most kMaxWaiting), each of W's shapes, each running job R
-// with a checkpoint, a lower priority class and no preemption yet, each aligned block B of W's
-// shape that
-// overlaps R's block in a group W may use, and two preempt steps q — the first step W may start
-// there (its arrival, after R's start), and R's next checkpoint from then on, where no work is
-// lost: when B is free over W's run from q apart from R (and W's own later run), R gives its block
-// back at q, W starts on B at q, R resumes on the earliest, lowest block of its size free for its
-// restart steps and unsaved work, and the jobs still unstarted start wherever they now fit
-// (highest priority first, earliest start, lowest block). The other running checkpointed jobs
-// are tried after them, as migrations only: a candidate counts when R resumes at q.
-// Every candidate is judged by the spec's objective (ComputeMetrics: lost work and restart steps
-// earn nothing, and the delay of R's remaining work costs its time decay), and the best that
-// beats the plan and keeps the promises is taken; then again, up to kRounds times.
+// with a checkpoint, a lower priority class (or borrowing) and no preemption yet, each aligned
+// block B of W's shape that overlaps R's block in a group W may use, and two preempt steps q — the
+// first step W may start there (its arrival, after R's start), and R's next checkpoint from then
+// on, where no work is lost: when B is free over W's run from q apart from R (and W's own later
+// run), R gives its block back at q, W starts on B at q, R resumes on the earliest, lowest block
+// of its size free for its restart steps and unsaved work, and the jobs still unstarted start
+// wherever they now fit (highest priority first, earliest start, lowest block). The other
+// running checkpointed jobs are tried after them, as migrations only: a candidate counts when R
+// resumes at q. Every candidate is judged by the spec's objective (ComputeMetrics: lost work and
+// restart steps earn nothing, and the delay of R's remaining work costs its time decay), and the
+// best that beats the plan and keeps the promises is taken; then again, up to kRounds times.
 // Guarantees: the plan returned passes CheckPlan, has a strictly higher objective than `plan`,
 // the same services (unmet demand unchanged) and keeps `promises`; the same input gives the same
 // plan.

@@ -96,6 +96,20 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
     }
   }
   if (peak < 0) return std::nullopt;
+  // A service's unmet GPU is weighed against jobs at their unscaled priorities: the share
+  // guarantee orders batch work among tenants, it does not make borrowed work cheaper than a
+  // service's demand.
+  const bool any_borrowing =
+      std::any_of(s.jobs.begin(), s.jobs.end(), [](const Job& job) { return job.borrowing(); });
+  Scenario unscaled;
+  if (any_borrowing) {
+    unscaled = s;
+    for (Job& job : unscaled.jobs) {
+      job.priority = job.unscaled_priority();
+      job.borrowing_factor = 1;
+    }
+  }
+  const Scenario& judged = any_borrowing ? unscaled : s;
   // Victims: running checkpointed jobs that hold their block at the peak, lowest priority first.
   std::vector<int> victims;
   for (size_t r = 0; r < s.jobs.size(); ++r) {
@@ -107,10 +121,10 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
     }
   }
   std::stable_sort(victims.begin(), victims.end(),
-                   [&](int a, int b) { return s.jobs[a].priority < s.jobs[b].priority; });
+                   [&](int a, int b) { return judged.jobs[a].priority < judged.jobs[b].priority; });
   if (victims.size() > static_cast<size_t>(kMaxServiceVictims)) victims.resize(kMaxServiceVictims);
   std::optional<Plan> best;
-  double best_objective = ComputeObjective(s, plan);
+  double best_objective = ComputeObjective(judged, plan);
   for (int r : victims) {
     if (out_of_time()) break;
     const Job& rj = s.jobs[r];
@@ -129,9 +143,10 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       std::optional<Plan> candidate = ApplyForServices(s, plan, r, q);
       if (!candidate) continue;
       const Metrics m = ComputeMetrics(s, *candidate);
-      if (m.objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
+      const double objective = any_borrowing ? ComputeObjective(judged, *candidate) : m.objective;
+      if (objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
           CheckPlan(s, *candidate).empty()) {
-        best_objective = m.objective;
+        best_objective = objective;
         best = std::move(*candidate);
       }
     }

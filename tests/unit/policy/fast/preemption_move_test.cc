@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
 #include "ordo/core/validate.h"
@@ -141,6 +144,70 @@ TEST(PreemptWherePays, OnlyAcrossPriorityClasses) {
     EXPECT_EQ(FindJob(*better, "w")->start_step, r.preempt_step);
     EXPECT_EQ(better->metrics.preemptions, 1);
   }
+}
+
+// r (8 GPUs, priority 5, saves every 2 steps) borrows beyond its tenant's share, its priority
+// scaled by 1/1024; w (priority 5, the same class) is within its share. w takes r's node when it
+// needs the whole node; a 4-GPU w would leave half of it to fragments, so r keeps it; without
+// borrowing the class rule alone leaves r running.
+TEST(PreemptWherePays, AJobWithinItsShareTakesBackABorrowedBlockAsWideAsItNeeds) {
+  for (const int w_gpus : {8, 4}) {
+    for (const bool borrowing : {true, false}) {
+      Scenario s =
+          ScenarioBuilder("reclaim")
+              .Steps(12)
+              .Group("g", 1, 8)
+              .Job(MakeJob("r").Gpus(8).Duration(30).Priority(5).Running(-6, 0).Checkpointed(2, 1))
+              .Job(MakeJob("w").Gpus(w_gpus).Duration(4).Priority(5).Arrival(1))
+              .Build();
+      if (borrowing) {
+        s.jobs[0].borrowing_factor = 1.0 / 1024;
+        s.jobs[0].priority *= s.jobs[0].borrowing_factor;
+      }
+      const auto better = PreemptWherePays(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever);
+      const std::string label = std::to_string(w_gpus) + (borrowing ? " borrowing" : " lent");
+      if (!borrowing || w_gpus < 8) {
+        EXPECT_FALSE(better.has_value()) << label;
+        continue;
+      }
+      ASSERT_TRUE(better.has_value()) << label;
+      EXPECT_TRUE(CheckPlan(s, *better).empty());
+      const JobPlacement& r = *FindJob(*better, "r");
+      ASSERT_TRUE(r.preempt_step.has_value());
+      EXPECT_EQ(FindJob(*better, "w")->start_step, r.preempt_step);
+    }
+  }
+}
+
+// The priority class is judged before the share guarantee's scaling: a borrowing priority-9 job
+// (scaled to 9/1024, below class 1-3) is not a lower class than a priority-5 job; and a 4-GPU job
+// does not reclaim its 8-GPU block.
+TEST(PreemptWherePays, ClassesAreJudgedOnUnscaledPriorities) {
+  Scenario s =
+      ScenarioBuilder("scaled")
+          .Steps(12)
+          .Group("g", 1, 8)
+          .Job(MakeJob("r").Gpus(8).Duration(30).Priority(9).Running(-6, 0).Checkpointed(2, 1))
+          .Job(MakeJob("w").Gpus(4).Duration(4).Priority(5).Arrival(1))
+          .Build();
+  s.jobs[0].borrowing_factor = 1.0 / 1024;
+  s.jobs[0].priority *= s.jobs[0].borrowing_factor;
+  EXPECT_DOUBLE_EQ(s.jobs[0].unscaled_priority(), 9);
+  EXPECT_FALSE(PreemptWherePays(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever).has_value());
+}
+
+// A borrowing job is weighed against a service's unmet demand at its unscaled priority: the
+// scaling orders tenants' batch work, it does not make borrowed work cheaper than a service's.
+TEST(PreemptForServices, ABorrowingJobIsWeighedAtItsUnscaledPriority) {
+  Scenario s = PeakBehindRunningJobs();
+  s.objective.unmet_penalty_multiplier = 0.01;  // unmet chat worth less than low's lost work
+  const Plan left = MakeEmptyPlan(s, "ordo");
+  ASSERT_FALSE(PreemptForServices(s, left, Promises{}, kNever).has_value());
+  Job& low =
+      *std::find_if(s.jobs.begin(), s.jobs.end(), [](const Job& j) { return j.id == "low"; });
+  low.borrowing_factor = 1.0 / 1024;
+  low.priority *= low.borrowing_factor;
+  EXPECT_FALSE(PreemptForServices(s, left, Promises{}, kNever).has_value());
 }
 
 }  // namespace
