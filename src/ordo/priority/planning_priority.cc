@@ -155,7 +155,11 @@ void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
     claim.running = job.running.has_value();
     claim.gpus = job.shapes.empty() ? 0 : job.shapes.front().gpus;
     for (const Shape& shape : job.shapes) claim.gpus = std::min(claim.gpus, shape.gpus);
-    claim.rank = claim.running ? job.running->start_step : -job.priority;
+    // Running jobs by start, waiting ones by arrival (Kueue's StrictFIFO within a queue), ties
+    // by planning priority: ranking by planning priority alone would leave a tenant's large jobs,
+    // which the size term ranks last, borrowing for ever.
+    claim.rank = claim.running ? job.running->start_step
+                               : job.arrival_step - job.priority / (1 + std::abs(job.priority));
   }
   const std::vector<bool> borrows = Borrowers(claims, share_gpus);
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {

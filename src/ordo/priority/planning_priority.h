@@ -19,9 +19,10 @@
 //   * wait bound: a job that has waited `wait_bound_hours` or more (0: off) gets base +
 //     bound_priority, which dominates every job within the bound.
 //   * share guarantee (ApplyShareGuarantee, `borrowing_factor` < 1; off by default): on the
-//     planning scenario, the jobs beyond their tenant's share in GPUs now (Kueue's nominal quota)
-//     borrow, and plan at borrowing_factor x their planning priority; fast mode may take a
-//     borrowed block back for a job within its share (policy/fast/preemption_move.h).
+//     planning scenario, the jobs beyond their tenant's share in GPUs now (Kueue's nominal quota;
+//     running jobs claim it first, then waiting ones in arrival order) borrow, and plan at
+//     borrowing_factor x their planning priority; fast mode may take a borrowed block back for a
+//     job within its share (policy/fast/preemption_move.h).
 // Guarantees: the result is finite, > 0 and non-decreasing in the hours waited; it is base
 // exactly when every mechanism is off. Cost O(1) per job; the ledger O(tenants) per step.
 // Example: base 2, rate 0.5/h, cap 4, waited 3 h, tenant at half its share (usage 0.25, share
@@ -145,11 +146,11 @@ std::vector<bool> Borrowers(std::span<const ShareClaim> jobs, std::span<const do
 
 /// The share guarantee on a planning scenario whose waiting jobs carry their planning priorities:
 /// marks the jobs Borrowers finds (running ones rank by start, earliest first, so the latest
-/// admitted borrow, as Kueue reclaims them; waiting ones by planning priority, highest first, each
-/// counting its smallest shape) and multiplies their priority by `borrowing_factor`, which it
-/// records in Job::borrowing_factor. tenant_of[j] is scenario job j's tenant (-1: none);
-/// share_gpus[t] tenant t's share in GPUs (<= 0: none). Nothing changes with a factor of 1 or no
-/// share.
+/// admitted borrow, as Kueue reclaims them; waiting ones by arrival, earliest first, ties by
+/// planning priority, each counting its smallest shape) and multiplies their priority by
+/// `borrowing_factor`, which it records in Job::borrowing_factor. tenant_of[j] is scenario job j's
+/// tenant (-1: none); share_gpus[t] tenant t's share in GPUs (<= 0: none). Nothing changes with a
+/// factor of 1 or no share.
 void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
                          std::span<const double> share_gpus, double borrowing_factor);
 

@@ -217,6 +217,28 @@ TEST(ApplyShareGuaranteeTest, ScalesTheBorrowersAndRecordsTheFactor) {
   }
 }
 
+TEST(ApplyShareGuaranteeTest, WaitingJobsClaimTheShareInArrivalOrder) {
+  // Share 8, r holds 4: of two waiting 4-GPU jobs the earlier arrival (priority 2, arrived at -5)
+  // claims the rest, the later one (priority 6, arrived at -1) borrows; at the same arrival the
+  // higher priority claims it.
+  for (const int late_arrival : {-1, -5}) {
+    Scenario s = TwoTenantScenario();
+    s.jobs.resize(3);
+    s.jobs[1].shapes = {Shape{4, 4}};
+    s.jobs[1].priority = 2;
+    s.jobs[1].arrival_step = -5;
+    s.jobs[2].shapes = {Shape{4, 4}};
+    s.jobs[2].priority = 6;
+    s.jobs[2].arrival_step = late_arrival;
+    const std::vector<int> tenant_of = {0, 0, 0};
+    const std::vector<double> shares = {8};
+    ApplyShareGuarantee(s, tenant_of, shares, 0.5);
+    const bool same_arrival = late_arrival == -5;
+    EXPECT_EQ(s.jobs[1].borrowing(), same_arrival) << late_arrival;
+    EXPECT_EQ(s.jobs[2].borrowing(), !same_arrival) << late_arrival;
+  }
+}
+
 TEST(ApplyShareGuaranteeTest, AFactorOfOneChangesNothing) {
   Scenario s = TwoTenantScenario();
   const std::vector<int> tenant_of = {0, 0, 0, 1};
