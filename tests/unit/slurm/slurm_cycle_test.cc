@@ -311,6 +311,31 @@ TEST(SlurmCycle, TheAccountBelowItsShareGoesFirst) {
   }
 }
 
+// The share guarantee by Slurm account: the account whose running job already holds its 50%
+// share borrows with its waiting job (planned at 5 x fair share 1 x borrowing factor 0.5); the
+// other account's job is within its share (5 x 2).
+TEST(SlurmCycle, TheShareGuaranteeCountsAnAccountsRunningJobs) {
+  for (const std::string busy : {"a", "b"}) {
+    FakeSlurm fake(2, 8);
+    const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow - 3600);
+    fake.jobs().at(running).account = busy;
+    const int64_t of_a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+    const int64_t of_b = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+    fake.jobs().at(of_a).account = "a";
+    fake.jobs().at(of_b).account = "b";
+    SlurmConfig config;
+    config.tenants = {{"a", {50, true}}, {"b", {50, true}}};
+    config.planning.borrowing_factor = 0.5;
+    Harness h;
+    auto report = Cycle(fake, config, h);
+    ASSERT_TRUE(report) << report.error().ToString();
+    std::vector<double> expected =
+        busy == "a" ? std::vector<double>{2.5, 10} : std::vector<double>{10, 2.5};
+    EXPECT_EQ(report->planning_priorities, expected) << "busy " << busy;
+    EXPECT_EQ(fake.jobs().at(busy == "a" ? of_b : of_a).state, "RUNNING") << "busy " << busy;
+  }
+}
+
 // GPU shares are checked against the cluster Slurm reports; the cycle fails naming the field.
 TEST(SlurmCycle, SharesAboveTheClusterAreAnErrorNamingTheTenant) {
   FakeSlurm fake(1, 8);

@@ -135,9 +135,12 @@ Result<Scenario> PlanningScenario(const Mapping& mapping, const Snapshot& snap,
         tenant_of[j] = it->second;
       }
     }
-    std::vector<double> share_gpus;
-    for (const double share : shares) share_gpus.push_back(share * total);
+    std::vector<double> share_gpus(shares.size());
+    for (size_t t = 0; t < shares.size(); ++t) share_gpus[t] = shares[t] * total;
     priority::ApplyShareGuarantee(planned, tenant_of, share_gpus, config.planning.borrowing_factor);
+    for (size_t k = 0; k < mapping.candidates.size(); ++k) {
+      priorities[k] = planned.jobs[static_cast<size_t>(mapping.candidates[k].job)].priority;
+    }
   }
   return planned;
 }

@@ -40,7 +40,8 @@ struct CycleMemory {
 
 struct CycleReport {
   Mapping mapping;  // its scenario has the jobs' base priorities
-  /// The planning priority the planner was given for each candidate (mapping.candidates' order).
+  /// The planning priority the planner was given for each candidate (mapping.candidates' order),
+  /// the share guarantee's scaling included.
   std::vector<double> planning_priorities;
   Plan plan;  // metrics in base priorities
   std::vector<Action> actions;
