@@ -144,9 +144,13 @@ std::vector<bool> Borrowers(std::span<const ShareClaim> jobs, std::span<const do
 }
 
 void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
-                         std::span<const double> share_gpus, double borrowing_factor) {
+                         std::span<const double> share, double borrowing_factor) {
   ORDO_ASSERT(tenant_of.size() == scenario.jobs.size());
   if (borrowing_factor >= 1) return;
+  std::vector<double> share_gpus(share.size());
+  for (size_t t = 0; t < share.size(); ++t) {
+    share_gpus[t] = share[t] * scenario.cluster.total_gpus();
+  }
   std::vector<ShareClaim> claims(scenario.jobs.size());
   for (size_t j = 0; j < scenario.jobs.size(); ++j) {
     const Job& job = scenario.jobs[j];

@@ -149,9 +149,9 @@ std::vector<bool> Borrowers(std::span<const ShareClaim> jobs, std::span<const do
 /// admitted borrow, as Kueue reclaims them; waiting ones by arrival, earliest first, ties by
 /// planning priority, each counting its smallest shape) and multiplies their priority by
 /// `borrowing_factor`, which it records in Job::borrowing_factor. tenant_of[j] is scenario job j's
-/// tenant (-1: none); share_gpus[t] tenant t's share in GPUs (<= 0: none). Nothing changes with a
-/// factor of 1 or no share.
+/// tenant (-1: none); share[t] tenant t's share as a fraction of the scenario's cluster, as
+/// FairShareFactor takes it (<= 0: none). Nothing changes with a factor of 1 or no share.
 void ApplyShareGuarantee(Scenario& scenario, std::span<const int> tenant_of,
-                         std::span<const double> share_gpus, double borrowing_factor);
+                         std::span<const double> share, double borrowing_factor);
 
 }  // namespace ordo::priority

@@ -172,11 +172,7 @@ Scenario PlanningScenario(const Scenario& scenario, const State& state, const Fr
     std::vector<int> tenant_of;
     tenant_of.reserve(out.jobs.size());
     for (const Job& job : out.jobs) tenant_of.push_back(tenancy.Index(JobIdTenant(job.id)));
-    std::vector<double> share_gpus(tenancy.shares.size());
-    for (size_t t = 0; t < tenancy.shares.size(); ++t) {
-      share_gpus[t] = tenancy.shares[t] * out.cluster.total_gpus();
-    }
-    priority::ApplyShareGuarantee(out, tenant_of, share_gpus, tenancy.options.borrowing_factor);
+    priority::ApplyShareGuarantee(out, tenant_of, tenancy.shares, tenancy.options.borrowing_factor);
   }
   if (tenancy.options.ramp_reserve_hours > 0) {
     AddRampReserves(out, state, frame, tenancy.options.ramp_reserve_hours);

@@ -320,11 +320,7 @@ class Run {
     if (opt_.planning && !w_.tenants.empty()) {
       std::vector<int> tenant_of(view.size());
       for (size_t p = 0; p < view.size(); ++p) tenant_of[p] = tenant_of_[view[p]];
-      std::vector<double> share_gpus(share_.size());
-      for (size_t t = 0; t < share_.size(); ++t) {
-        share_gpus[t] = share_[t] * w_.cluster.total_gpus();
-      }
-      priority::ApplyShareGuarantee(sc, tenant_of, share_gpus, opt_.planning->borrowing_factor);
+      priority::ApplyShareGuarantee(sc, tenant_of, share_, opt_.planning->borrowing_factor);
     }
     for (size_t i = 0; i < w_.services.size(); ++i) {
       const WorldService& ws = w_.services[i];

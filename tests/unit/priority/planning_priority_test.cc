@@ -186,9 +186,11 @@ TEST(BorrowersTest, TheEarliestStartedRunningJobsKeepTheShare) {
 
 Scenario TwoTenantScenario() {
   // Tenant 0 runs a 4-GPU job and waits with an 8 (priority 6) and a 2 (priority 3); tenant 1
-  // waits with a 4. Shares: 8 GPUs each.
+  // waits with a 4. 16 GPUs.
   Scenario s;
   s.horizon_steps = 8;
+  s.cluster.groups = {NodeGroup{.name = "g", .nodes = 2, .gpus_per_node = 8}};
+  s.cluster.Index();
   auto job = [](std::string id, int gpus, double priority, bool running) {
     Job j;
     j.id = std::move(id);
@@ -205,7 +207,7 @@ Scenario TwoTenantScenario() {
 TEST(ApplyShareGuaranteeTest, ScalesTheBorrowersAndRecordsTheFactor) {
   Scenario s = TwoTenantScenario();
   const std::vector<int> tenant_of = {0, 0, 0, 1};
-  const std::vector<double> shares = {8, 8};
+  const std::vector<double> shares = {0.5, 0.5};  // 8 GPUs each
   ApplyShareGuarantee(s, tenant_of, shares, 0.25);
   // r (4) claims first; big (8, the highest priority) no longer fits: it borrows; small fits.
   EXPECT_DOUBLE_EQ(s.jobs[1].priority, 6 * 0.25);
@@ -231,7 +233,7 @@ TEST(ApplyShareGuaranteeTest, WaitingJobsClaimTheShareInArrivalOrder) {
     s.jobs[2].priority = 6;
     s.jobs[2].arrival_step = late_arrival;
     const std::vector<int> tenant_of = {0, 0, 0};
-    const std::vector<double> shares = {8};
+    const std::vector<double> shares = {0.5};  // 8 GPUs
     ApplyShareGuarantee(s, tenant_of, shares, 0.5);
     const bool same_arrival = late_arrival == -5;
     EXPECT_EQ(s.jobs[1].borrowing(), same_arrival) << late_arrival;
@@ -242,7 +244,7 @@ TEST(ApplyShareGuaranteeTest, WaitingJobsClaimTheShareInArrivalOrder) {
 TEST(ApplyShareGuaranteeTest, AFactorOfOneChangesNothing) {
   Scenario s = TwoTenantScenario();
   const std::vector<int> tenant_of = {0, 0, 0, 1};
-  const std::vector<double> shares = {1, 1};
+  const std::vector<double> shares = {1.0 / 16, 1.0 / 16};  // 1 GPU each
   ApplyShareGuarantee(s, tenant_of, shares, 1);
   for (size_t j = 0; j < s.jobs.size(); ++j) {
     EXPECT_FALSE(s.jobs[j].borrowing());

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "fake_slurm.h"
 #include "ordo/adapters/slurm/process_slurm_client.h"
@@ -285,18 +287,25 @@ TEST(SlurmCycle, AJobThatWaitedLongGainsPriorityFromItsSubmitTime) {
   }
 }
 
+// On 2 nodes of 8 GPUs, account `busy`'s running job holds n1 and accounts a and b each wait with
+// an 8-GPU priority-5 job; returns a's and b's.
+std::pair<int64_t, int64_t> TwoAccountsOneBusy(FakeSlurm& fake, const std::string& busy) {
+  const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow - 3600);
+  fake.jobs().at(running).account = busy;
+  const int64_t of_a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+  const int64_t of_b = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
+  fake.jobs().at(of_a).account = "a";
+  fake.jobs().at(of_b).account = "b";
+  return {of_a, of_b};
+}
+
 // Fair share by Slurm account: of two equal jobs competing for the last 8 free GPUs, the one of
 // the account that holds none goes first (factor 2^(1 - 0) = 2) before the one whose account
 // already holds its 50% share (2^(1 - 1) = 1), whichever account that is.
 TEST(SlurmCycle, TheAccountBelowItsShareGoesFirst) {
   for (const std::string busy : {"a", "b"}) {
     FakeSlurm fake(2, 8);
-    const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow - 3600);
-    fake.jobs().at(running).account = busy;
-    const int64_t of_a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
-    const int64_t of_b = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
-    fake.jobs().at(of_a).account = "a";
-    fake.jobs().at(of_b).account = "b";
+    const auto [of_a, of_b] = TwoAccountsOneBusy(fake, busy);
     SlurmConfig config;
     config.tenants = {{"a", {50, true}}, {"b", {50, true}}};
     Harness h;
@@ -317,12 +326,7 @@ TEST(SlurmCycle, TheAccountBelowItsShareGoesFirst) {
 TEST(SlurmCycle, TheShareGuaranteeCountsAnAccountsRunningJobs) {
   for (const std::string busy : {"a", "b"}) {
     FakeSlurm fake(2, 8);
-    const int64_t running = fake.AddRunning("", {"n1"}, {0, 1, 2, 3, 4, 5, 6, 7}, kNow - 3600);
-    fake.jobs().at(running).account = busy;
-    const int64_t of_a = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
-    const int64_t of_b = fake.SubmitHeld("ordo:kind=training,priority=5,duration=2h", 8, 1, kNow);
-    fake.jobs().at(of_a).account = "a";
-    fake.jobs().at(of_b).account = "b";
+    const auto [of_a, of_b] = TwoAccountsOneBusy(fake, busy);
     SlurmConfig config;
     config.tenants = {{"a", {50, true}}, {"b", {50, true}}};
     config.planning.borrowing_factor = 0.5;

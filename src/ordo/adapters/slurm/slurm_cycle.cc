@@ -1,10 +1,8 @@
 #include "ordo/adapters/slurm/slurm_cycle.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <sstream>
-#include <unordered_map>
 
 #include "ordo/core/check_plan.h"
 #include "ordo/core/metrics.h"
@@ -118,26 +116,11 @@ Result<Scenario> PlanningScenario(const Mapping& mapping, const Snapshot& snap,
     priorities.push_back(job.priority);
   }
   if (config.planning.borrowing_factor < 1) {
-    // Every job's tenant: a candidate's account, a running piece's ("<slurm id>[/k]") its job's.
-    std::unordered_map<int64_t, int> tenant_by_slurm_id;
-    for (const SlurmJob& job : snap.jobs)
-      tenant_by_slurm_id[job.id] = TenantIndex(config, job.account);
-    std::vector<int> tenant_of(planned.jobs.size(), -1);
-    for (const Candidate& c : mapping.candidates)
-      tenant_of[static_cast<size_t>(c.job)] = TenantIndex(config, c.account);
+    std::vector<int> tenant_of(planned.jobs.size());
     for (size_t j = 0; j < planned.jobs.size(); ++j) {
-      if (!planned.jobs[j].running) continue;
-      const std::string& id = planned.jobs[j].id;
-      int64_t slurm_id = 0;
-      const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), slurm_id);
-      if (ec != std::errc{}) continue;
-      if (auto it = tenant_by_slurm_id.find(slurm_id); it != tenant_by_slurm_id.end()) {
-        tenant_of[j] = it->second;
-      }
+      tenant_of[j] = TenantIndex(config, mapping.accounts[j]);
     }
-    std::vector<double> share_gpus(shares.size());
-    for (size_t t = 0; t < shares.size(); ++t) share_gpus[t] = shares[t] * total;
-    priority::ApplyShareGuarantee(planned, tenant_of, share_gpus, config.planning.borrowing_factor);
+    priority::ApplyShareGuarantee(planned, tenant_of, shares, config.planning.borrowing_factor);
     for (size_t k = 0; k < mapping.candidates.size(); ++k) {
       priorities[k] = planned.jobs[static_cast<size_t>(mapping.candidates[k].job)].priority;
     }

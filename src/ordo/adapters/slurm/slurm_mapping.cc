@@ -212,6 +212,7 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
                         progress_min / *meta->checkpoint_minutes * *meta->checkpoint_minutes});
       }
       sc.jobs.push_back(std::move(j));
+      m.accounts.push_back(job.account);
     }
     for (int g : ids) owner[static_cast<size_t>(g)] = 1;
   };
@@ -376,6 +377,7 @@ Result<Mapping> BuildScenario(const Snapshot& snapshot, const SlurmConfig& confi
     cand.saved_minutes = saved;
     m.candidates.push_back(cand);
     sc.jobs.push_back(std::move(j));
+    m.accounts.push_back(job->account);
   }
 
   // ---- services

@@ -85,6 +85,8 @@ struct Mapping {
   std::vector<int> node_first_gpu;  // scenario GPU id of each node's index 0
   std::vector<int> node_gpus;       // GPUs of each node in the model (a power of two)
   std::vector<Candidate> candidates;
+  /// scenario.jobs[j]'s Slurm account (its tenant), for running pieces and candidates alike.
+  std::vector<std::string> accounts;
   std::vector<Preemptible> preemptible;
   std::vector<Placeholder> placeholders;
   /// One line per job or allocation left out of the model, and why.
