@@ -125,12 +125,25 @@ Result<int> ParseInt(const Args& args, std::string_view name, int def, int lo, i
   return ParseInteger(name, *v, lo, hi);
 }
 
-Result<std::vector<double>> ParseList(std::string_view name, const std::string& text) {
+// A sweep's noise levels (sigmas from 0 to 5).
+Result<std::vector<double>> ParseSigmaList(std::string_view name, const std::string& text) {
   std::vector<double> out;
   for (const std::string& item : SplitList(text)) {
     auto x = ParseNumber(name, item, 0, 5);
     if (!x) return Fail(x.error());
     out.push_back(*x);
+  }
+  if (out.empty()) return FailInput(std::string(name), "lists no value");
+  return out;
+}
+
+// Noise seeds: integers in --noise-seed's range.
+Result<std::vector<uint64_t>> ParseSeedList(std::string_view name, const std::string& text) {
+  std::vector<uint64_t> out;
+  for (const std::string& item : SplitList(text)) {
+    auto x = ParseInteger(name, item, 0, 1 << 30);
+    if (!x) return Fail(x.error());
+    out.push_back(static_cast<uint64_t>(*x));
   }
   if (out.empty()) return FailInput(std::string(name), "lists no value");
   return out;
@@ -398,9 +411,9 @@ Result<Levels> ParseLevels(const Args& args, sim::World base) {
   }
   std::vector<uint64_t> seeds = {seed};
   if (auto v = args.value("--noise-seeds")) {
-    auto list = ParseList("--noise-seeds", *v);
+    auto list = ParseSeedList("--noise-seeds", *v);
     if (!list) return Fail(list.error());
-    seeds.assign(list->begin(), list->end());
+    seeds = std::move(*list);
   }
   const bool duration = args.has("--sweep-duration-noise");
   const bool traffic = args.has("--sweep-traffic-noise");
@@ -411,7 +424,7 @@ Result<Levels> ParseLevels(const Args& args, sim::World base) {
     return out;
   }
   const char* flag = duration ? "--sweep-duration-noise" : "--sweep-traffic-noise";
-  auto sigmas = ParseList(flag, *args.value(flag));
+  auto sigmas = ParseSigmaList(flag, *args.value(flag));
   if (!sigmas) return Fail(sigmas.error());
   out.levels =
       sim::NoiseSweep(base, duration ? sim::NoiseKind::kDuration : sim::NoiseKind::kTraffic,

@@ -100,6 +100,9 @@ TEST(SimulateCommandTest, ANumberOutOfRangeOrNotANumberExitsTwoNamingTheOptionAn
            {{"--traffic-quantile", "nan"}, "from 0.001 to 0.999 (got \"nan\")"},
            {{"--traffic-quantile", "1e999"}, "(got \"1e999\")"},
            {{"--sweep-traffic-noise", "0,9"}, "must be a number from 0 to 5 (got \"9\")"},
+           {{"--noise-seeds", "1,2.5"},
+            "--noise-seeds: must be an integer from 0 to 1073741824 (got \"2.5\")"},
+           {{"--noise-seeds", "1,-3"}, "(got \"-3\")"},
            {{"--traffic-quantile", "0.9x"}, "(got \"0.9x\")"}}) {
     std::vector<std::string> args = {"simulate", dir.File("w.json"), "--quiet"};
     args.insert(args.end(), c.args.begin(), c.args.end());
@@ -107,6 +110,20 @@ TEST(SimulateCommandTest, ANumberOutOfRangeOrNotANumberExitsTwoNamingTheOptionAn
     EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << c.args[1];
     EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+// Noise seeds are integers in --noise-seed's range, not sigmas: seed 12 is as good as seed 1.
+TEST(SimulateCommandTest, ASweepRunsEveryNoiseSeedItIsGiven) {
+  TempDir dir;
+  WriteWhole(dir.File("w.json"), TwoTenantWorld().dump());
+  const CliResult r =
+      RunOrdo({"simulate", dir.File("w.json"), "--quiet", "--policies", "fifo",
+               "--sweep-traffic-noise", "0.3", "--noise-seeds", "1,6,12", "--per-run"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* run : {"fifo (traffic noise 0.3, seed 1)", "fifo (traffic noise 0.3, seed 6)",
+                          "fifo (traffic noise 0.3, seed 12)"}) {
+    EXPECT_NE(r.out.find(run), std::string::npos) << run << "\n" << r.out;
   }
 }
 

@@ -98,12 +98,16 @@ Table TenantTable(const sim::World& world, const sim::SimReport& report) {
 
 Table SweepTable(const std::vector<sim::SweepRow>& rows) {
   Table t;
-  t.header = {"run",       "level",      "value",    "kept",        "min kept",
-              "net value", "kept (net)", "unmet RT", "wait mean h", "plan ms mean"};
+  t.header = {"run",         "level",      "value",         "kept",       "min kept",
+              "net value",   "kept (net)", "unmet RT",      "preempted",  "lost GPU-steps",
+              "wait mean h", "wait p95 h", "never started", "8-10 p95 h", "plan ms mean"};
   for (const sim::SweepRow& r : rows) {
     t.rows.push_back({r.run, r.level, Thousands(r.value), Percent(r.kept), Percent(r.min_kept),
-                      Thousands(r.net_value), Percent(r.kept_net), Fixed(r.unmet_gpu_steps, 0),
-                      Fixed(r.wait_mean_hours, 2), Fixed(r.plan_ms_mean, 2)});
+                      Thousands(r.net_value), Percent(r.kept_net), Fixed(r.unmet_gpu_steps, 1),
+                      Fixed(r.preemptions, 1), Fixed(r.lost_gpu_steps, 0),
+                      Fixed(r.wait_mean_hours, 2), Fixed(r.wait_p95_hours, 2),
+                      Fixed(r.never_started, 1), Fixed(r.top_class_p95_hours, 2),
+                      Fixed(r.plan_ms_mean, 2)});
   }
   return t;
 }

@@ -199,7 +199,12 @@ std::vector<SweepRow> SummariseSweep(const Experiment& experiment,
         row.value += a.value;
         row.net_value += a.net_value;
         row.unmet_gpu_steps += static_cast<double>(a.realtime_unmet_gpu_steps);
+        row.preemptions += a.preemptions;
+        row.lost_gpu_steps += static_cast<double>(a.lost_gpu_steps);
         row.wait_mean_hours += a.wait_all.mean_hours;
+        row.wait_p95_hours += a.wait_all.p95_hours;
+        row.never_started += a.wait_all.unstarted;
+        row.top_class_p95_hours += a.wait_by_class[kPriorityClasses - 1].p95_hours;
         row.plan_ms_mean += a.plan_ms_mean;
         row.kept += kept;
         row.min_kept = std::min(row.min_kept, kept);
@@ -207,8 +212,10 @@ std::vector<SweepRow> SummariseSweep(const Experiment& experiment,
         ++n;
       }
       if (n == 0) continue;
-      for (double* mean : {&row.value, &row.net_value, &row.unmet_gpu_steps, &row.wait_mean_hours,
-                           &row.plan_ms_mean, &row.kept, &row.kept_net}) {
+      for (double* mean :
+           {&row.value, &row.net_value, &row.unmet_gpu_steps, &row.preemptions, &row.lost_gpu_steps,
+            &row.wait_mean_hours, &row.wait_p95_hours, &row.never_started, &row.top_class_p95_hours,
+            &row.plan_ms_mean, &row.kept, &row.kept_net}) {
         *mean /= n;
       }
       rows.push_back(std::move(row));

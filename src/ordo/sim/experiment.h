@@ -108,7 +108,12 @@ struct SweepRow {
   double net_value = 0;
   double kept_net = 0;
   double unmet_gpu_steps = 0;
+  double preemptions = 0;
+  double lost_gpu_steps = 0;
   double wait_mean_hours = 0;
+  double wait_p95_hours = 0;
+  double never_started = 0;
+  double top_class_p95_hours = 0;  // jobs of priority 8-10
   double plan_ms_mean = 0;
 };
 

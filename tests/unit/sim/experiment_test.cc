@@ -89,6 +89,16 @@ TEST(RunExperiment, OneLegalReportPerRunAndLevel) {
   const double mean_value =
       (e->reports[2][0]->metrics.total.value + e->reports[3][0]->metrics.total.value) / 2;
   EXPECT_DOUBLE_EQ(rows[1].value, mean_value);
+  // Every column is the mean of the level's two runs.
+  const PeriodMetrics& a = e->reports[2][1]->metrics.total;
+  const PeriodMetrics& b = e->reports[3][1]->metrics.total;
+  EXPECT_DOUBLE_EQ(rows[3].wait_p95_hours, (a.wait_all.p95_hours + b.wait_all.p95_hours) / 2);
+  EXPECT_DOUBLE_EQ(rows[3].never_started, (a.wait_all.unstarted + b.wait_all.unstarted) / 2.0);
+  EXPECT_DOUBLE_EQ(rows[3].top_class_p95_hours,
+                   (a.wait_by_class[2].p95_hours + b.wait_by_class[2].p95_hours) / 2);
+  EXPECT_DOUBLE_EQ(rows[3].preemptions, (a.preemptions + b.preemptions) / 2.0);
+  EXPECT_DOUBLE_EQ(rows[3].lost_gpu_steps,
+                   static_cast<double>(a.lost_gpu_steps + b.lost_gpu_steps) / 2);
 
   const auto json = nlohmann::json::parse(ExperimentJson(w, levels, *e));
   ASSERT_EQ(json["runs"].size(), 8u);
