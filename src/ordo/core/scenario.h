@@ -167,6 +167,16 @@ struct Service {
   std::optional<int> current_gpus;  // allocation at step -1
   GpuRequirement requirement;
   std::vector<int> demand;  // horizon_steps entries
+  /// GPUs of each step's demand that a planner added above the forecast as headroom (the ramp
+  /// reserve, forecast/ramp_reserve.h): empty when none, else horizon_steps entries. Never read
+  /// from or written to a file. Preemption is judged without it: a job is not preempted for GPUs
+  /// the service may not need.
+  std::vector<int> reserve;
+
+  /// The demand at `step` without the reserve.
+  [[nodiscard]] int forecast_demand(int step) const {
+    return demand[step] - (reserve.empty() ? 0 : reserve[step]);
+  }
 };
 
 struct Objective {

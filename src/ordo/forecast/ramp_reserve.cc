@@ -10,9 +10,15 @@ int RampReserve(std::span<const int> recent, int churn) {
   return std::max(0, rise - churn);
 }
 
-void AddRampReserve(std::vector<int>& demand, int reserve, int max_gpus) {
+void AddRampReserve(Service& service, int reserve) {
   if (reserve <= 0) return;
-  for (int& d : demand) d = std::max(d, std::min(max_gpus, d + reserve));
+  service.reserve.resize(service.demand.size(), 0);
+  for (size_t t = 0; t < service.demand.size(); ++t) {
+    int& d = service.demand[t];
+    const int raised = std::max(d, std::min(service.max_gpus, d + reserve));
+    service.reserve[t] += raised - d;
+    d = raised;
+  }
 }
 
 }  // namespace ordo::forecast

@@ -7,11 +7,13 @@
 //
 //   // max(0, the largest one-step rise of the recent actual demand - the churn limit):
 //   const int reserve = RampReserve(recent_actual, churn);
-//   AddRampReserve(service.demand, reserve, service.max_gpus);
+//   AddRampReserve(service, reserve);
 #pragma once
 
 #include <span>
 #include <vector>
+
+#include "ordo/core/scenario.h"
 
 namespace ordo::forecast {
 
@@ -19,8 +21,8 @@ namespace ordo::forecast {
 /// oldest first). 0 with fewer than two values; falls never count.
 int RampReserve(std::span<const int> recent, int churn);
 
-/// Raises every step of `demand` by `reserve` GPUs, none above `max_gpus` (a step already above
-/// it stays where it was).
-void AddRampReserve(std::vector<int>& demand, int reserve, int max_gpus);
+/// Raises every step of the service's demand by `reserve` GPUs, none above its `max_gpus` (a step
+/// already above it stays where it was), and records what each step gained in `service.reserve`.
+void AddRampReserve(Service& service, int reserve);
 
 }  // namespace ordo::forecast

@@ -140,7 +140,7 @@ void AddRampReserves(Scenario& scenario, const State& state, const Frame& frame,
       }
       previous = gpus;
     }
-    forecast::AddRampReserve(service.demand, reserve, service.max_gpus);
+    forecast::AddRampReserve(service, reserve);
   }
 }
 

@@ -335,8 +335,7 @@ class Run {
         const int from = std::max(0, s - ramp_window_steps_ - 1);
         const auto seen = std::span<const int>(r_.services[i].actual)
                               .subspan(static_cast<size_t>(from), static_cast<size_t>(s - from));
-        forecast::AddRampReserve(svc.demand, forecast::RampReserve(seen, *svc.max_change_per_step),
-                                 svc.max_gpus);
+        forecast::AddRampReserve(svc, forecast::RampReserve(seen, *svc.max_change_per_step));
       }
       sc.services.push_back(std::move(svc));
     }

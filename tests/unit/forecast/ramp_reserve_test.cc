@@ -22,12 +22,22 @@ TEST(RampReserve, FallsAndShortHistoriesKeepNone) {
   EXPECT_EQ(RampReserve(std::vector<int>{2, 3}, 0), 1);
 }
 
-TEST(RampReserve, IsAddedToEveryStepUpToTheServicesMaximum) {
-  std::vector<int> demand = {2, 5, 7, 9};
-  AddRampReserve(demand, 3, 8);
-  EXPECT_EQ(demand, (std::vector<int>{5, 8, 8, 9}));  // 9 was above the maximum already
-  AddRampReserve(demand, 0, 20);
-  EXPECT_EQ(demand, (std::vector<int>{5, 8, 8, 9}));
+TEST(RampReserve, IsAddedToEveryStepUpToTheServicesMaximumAndRecorded) {
+  Service service;
+  service.max_gpus = 8;
+  service.demand = {2, 5, 7, 9};
+  AddRampReserve(service, 0);
+  EXPECT_TRUE(service.reserve.empty());
+  AddRampReserve(service, 3);
+  EXPECT_EQ(service.demand, (std::vector<int>{5, 8, 8, 9}));  // 9 was above the maximum already
+  EXPECT_EQ(service.reserve, (std::vector<int>{3, 3, 1, 0}));
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(service.forecast_demand(t), (std::vector<int>{2, 5, 7, 9})[t]) << "step " << t;
+  }
+  service.max_gpus = 20;
+  AddRampReserve(service, 2);  // reserves add up
+  EXPECT_EQ(service.demand, (std::vector<int>{7, 10, 10, 11}));
+  EXPECT_EQ(service.reserve, (std::vector<int>{5, 5, 3, 2}));
 }
 
 }  // namespace

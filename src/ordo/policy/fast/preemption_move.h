@@ -49,13 +49,14 @@ namespace ordo::policy {
                                                    const Promises& promises,
                                                    const std::function<bool()>& out_of_time);
 
-/// The service case: where the plan leaves a service's demand unmet, a running checkpointed job
-/// that holds GPUs at the first such step (lowest priority first, at most 16) gives them back —
-/// at that step, or at its last checkpoint before it, where no work is lost — the services are
-/// planned again as curves (services first) on what the jobs leave, and the job resumes on the
-/// earliest block the jobs and the services' counts leave free for its resumed stay. The best
-/// candidate that raises the spec's objective, keeps `promises` and passes CheckPlan is
-/// returned; empty when none does. Jobs other than the victim do not move.
+/// The service case: where the plan leaves a service's forecast demand unmet (its demand less its
+/// `reserve`), a running checkpointed job that holds GPUs at the first such step (lowest priority
+/// first, at most 16) gives them back — at that step, or at its last checkpoint before it, where
+/// no work is lost — the services are planned again as curves (services first) on what the jobs
+/// leave, and the job resumes on the earliest block the jobs and the services' counts leave free
+/// for its resumed stay. The best candidate that raises the spec's objective on the forecast
+/// demand (jobs at their unscaled priorities), keeps `promises` and passes CheckPlan is returned;
+/// empty when none does. Jobs other than the victim do not move.
 [[nodiscard]] std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
                                                      const Promises& promises,
                                                      const std::function<bool()>& out_of_time);

@@ -88,28 +88,37 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
                                        const Promises& promises,
                                        const std::function<bool()>& out_of_time) {
   if (!AnyPreemptibleRunningJob(s) || s.services.empty()) return std::nullopt;
-  // The first step a service's demand goes unmet.
-  int peak = -1;
-  for (int t = 0; t < s.horizon_steps && peak < 0; ++t) {
-    for (size_t i = 0; i < s.services.size(); ++i) {
-      if (static_cast<int>(plan.services[i].gpus[t].size()) < s.services[i].demand[t]) peak = t;
-    }
-  }
-  if (peak < 0) return std::nullopt;
-  // A service's unmet GPU is weighed against jobs at their unscaled priorities: the share
-  // guarantee orders batch work among tenants, it does not make borrowed work cheaper than a
-  // service's demand.
+  // Judged on the forecast: a ramp reserve is headroom the service may not need, and a job is not
+  // preempted for it (it keeps the reserve's GPUs where the plan already gives them). A service's
+  // unmet GPU is weighed against jobs at their unscaled priorities: the share guarantee orders
+  // batch work among tenants, it does not make borrowed work cheaper than a service's demand.
   const bool any_borrowing =
       std::any_of(s.jobs.begin(), s.jobs.end(), [](const Job& job) { return job.borrowing(); });
-  Scenario unscaled;
-  if (any_borrowing) {
-    unscaled = s;
-    for (Job& job : unscaled.jobs) {
+  const bool any_reserve = std::any_of(s.services.begin(), s.services.end(),
+                                       [](const Service& svc) { return !svc.reserve.empty(); });
+  Scenario forecast_only;
+  if (any_borrowing || any_reserve) {
+    forecast_only = s;
+    for (Job& job : forecast_only.jobs) {
       job.priority = job.unscaled_priority();
       job.borrowing_factor = 1;
     }
+    for (Service& svc : forecast_only.services) {
+      for (int t = 0; t < s.horizon_steps; ++t) svc.demand[t] = svc.forecast_demand(t);
+      svc.reserve.clear();
+    }
   }
-  const Scenario& judged = any_borrowing ? unscaled : s;
+  const Scenario& judged = any_borrowing || any_reserve ? forecast_only : s;
+  // The first step a service's forecast demand goes unmet.
+  int peak = -1;
+  for (int t = 0; t < s.horizon_steps && peak < 0; ++t) {
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      if (static_cast<int>(plan.services[i].gpus[t].size()) < judged.services[i].demand[t]) {
+        peak = t;
+      }
+    }
+  }
+  if (peak < 0) return std::nullopt;
   // Victims: running checkpointed jobs that hold their block at the peak, lowest priority first.
   std::vector<int> victims;
   for (size_t r = 0; r < s.jobs.size(); ++r) {
@@ -143,7 +152,7 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       std::optional<Plan> candidate = ApplyForServices(s, plan, r, q);
       if (!candidate) continue;
       const Metrics m = ComputeMetrics(s, *candidate);
-      const double objective = any_borrowing ? ComputeObjective(judged, *candidate) : m.objective;
+      const double objective = &judged == &s ? m.objective : ComputeObjective(judged, *candidate);
       if (objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
           CheckPlan(s, *candidate).empty()) {
         best_objective = objective;

@@ -210,5 +210,22 @@ TEST(PreemptForServices, ABorrowingJobIsWeighedAtItsUnscaledPriority) {
   EXPECT_FALSE(PreemptForServices(s, left, Promises{}, kNever).has_value());
 }
 
+// A ramp reserve is headroom above the forecast: no job is preempted for it, but one still is for
+// the forecast demand under it.
+TEST(PreemptForServices, NoJobIsPreemptedForAServicesReserveAlone) {
+  Scenario all_reserve = PeakBehindRunningJobs();
+  all_reserve.services[0].reserve = {0, 0, 4, 4, 4, 4, 0, 0};  // the forecast is 0 throughout
+  EXPECT_EQ(all_reserve.services[0].forecast_demand(3), 0);
+  EXPECT_FALSE(
+      PreemptForServices(all_reserve, MakeEmptyPlan(all_reserve, "ordo"), Promises{}, kNever));
+
+  Scenario half = PeakBehindRunningJobs();
+  half.services[0].reserve = {0, 0, 2, 2, 2, 2, 0, 0};  // a forecast of 2 at steps 2-5
+  const auto better = PreemptForServices(half, MakeEmptyPlan(half, "ordo"), Promises{}, kNever);
+  ASSERT_TRUE(better.has_value());
+  EXPECT_TRUE(CheckPlan(half, *better).empty());
+  EXPECT_EQ(FindJob(*better, "low")->preempt_step, 2);
+}
+
 }  // namespace
 }  // namespace ordo::policy
