@@ -89,9 +89,20 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
                                        const std::function<bool()>& out_of_time) {
   if (!AnyPreemptibleRunningJob(s) || s.services.empty()) return std::nullopt;
   // Judged on the forecast: a ramp reserve is headroom the service may not need, and a job is not
-  // preempted for it (it keeps the reserve's GPUs where the plan already gives them). A service's
-  // unmet GPU is weighed against jobs at their unscaled priorities: the share guarantee orders
-  // batch work among tenants, it does not make borrowed work cheaper than a service's demand.
+  // preempted for it (it keeps the reserve's GPUs where the plan already gives them). The first
+  // step a service's forecast demand goes unmet:
+  int peak = -1;
+  for (int t = 0; t < s.horizon_steps && peak < 0; ++t) {
+    for (size_t i = 0; i < s.services.size(); ++i) {
+      if (static_cast<int>(plan.services[i].gpus[t].size()) < s.services[i].forecast_demand(t)) {
+        peak = t;
+      }
+    }
+  }
+  if (peak < 0) return std::nullopt;
+  // The objective is judged on the forecast too, and a service's unmet GPU is weighed against
+  // jobs at their unscaled priorities: the share guarantee orders batch work among tenants, it
+  // does not make borrowed work cheaper than a service's demand.
   const bool any_borrowing =
       std::any_of(s.jobs.begin(), s.jobs.end(), [](const Job& job) { return job.borrowing(); });
   const bool any_reserve = std::any_of(s.services.begin(), s.services.end(),
@@ -109,16 +120,6 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
     }
   }
   const Scenario& judged = any_borrowing || any_reserve ? forecast_only : s;
-  // The first step a service's forecast demand goes unmet.
-  int peak = -1;
-  for (int t = 0; t < s.horizon_steps && peak < 0; ++t) {
-    for (size_t i = 0; i < s.services.size(); ++i) {
-      if (static_cast<int>(plan.services[i].gpus[t].size()) < judged.services[i].demand[t]) {
-        peak = t;
-      }
-    }
-  }
-  if (peak < 0) return std::nullopt;
   // Victims: running checkpointed jobs that hold their block at the peak, lowest priority first.
   std::vector<int> victims;
   for (size_t r = 0; r < s.jobs.size(); ++r) {
