@@ -103,6 +103,8 @@ const char* const kSimulateUsage =
 
 namespace {
 
+constexpr int kMaxSeed = 1 << 30;  // every seed option's bound: --seed, --noise-seed(s)
+
 Result<std::string> ReadMaybeGz(const std::string& path) {
   if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0) {
     return io::ReadFileText(path);
@@ -137,11 +139,11 @@ Result<std::vector<double>> ParseSigmaList(std::string_view name, const std::str
   return out;
 }
 
-// Noise seeds: integers in --noise-seed's range.
+// Noise seeds: integers from 0 to kMaxSeed, as --noise-seed.
 Result<std::vector<uint64_t>> ParseSeedList(std::string_view name, const std::string& text) {
   std::vector<uint64_t> out;
   for (const std::string& item : SplitList(text)) {
-    auto x = ParseInteger(name, item, 0, 1 << 30);
+    auto x = ParseInteger(name, item, 0, kMaxSeed);
     if (!x) return Fail(x.error());
     out.push_back(static_cast<uint64_t>(*x));
   }
@@ -192,7 +194,7 @@ Result<WorldShapeArgs> ParseWorldShape(const Args& args) {
                                          {"--horizon", &w.horizon},
                                          {"--seed", &w.seed}};
   const std::pair<int, int> bounds[] = {
-      {1, 366}, {1, 1 << 16}, {1, 16}, {1, 1440}, {1, Limits::kMaxHorizonSteps}, {0, 1 << 30}};
+      {1, 366}, {1, 1 << 16}, {1, 16}, {1, 1440}, {1, Limits::kMaxHorizonSteps}, {0, kMaxSeed}};
   for (size_t i = 0; i < std::size(ints); ++i) {
     auto v = ParseInt(args, ints[i].first, *ints[i].second, bounds[i].first, bounds[i].second);
     if (!v) return Fail(v.error());
@@ -343,7 +345,7 @@ Result<sim::ExperimentOptions> ParseExperimentOptions(const Args& args) {
   auto planning = ParsePlanning(args);
   if (!planning) return Fail(planning.error());
   o.planning = *planning;
-  auto seed = ParseInt(args, "--seed", 1, 0, 1 << 30);
+  auto seed = ParseInt(args, "--seed", 1, 0, kMaxSeed);
   if (!seed) return Fail(seed.error());
   o.seed = static_cast<uint64_t>(*seed);
   o.lend_idle_gpus = !args.has("--no-headroom");
@@ -385,7 +387,7 @@ struct Levels {
 };
 
 Result<Levels> ParseLevels(const Args& args, sim::World base) {
-  auto noise_seed = ParseInt(args, "--noise-seed", 1, 0, 1 << 30);
+  auto noise_seed = ParseInt(args, "--noise-seed", 1, 0, kMaxSeed);
   if (!noise_seed) return Fail(noise_seed.error());
   auto quantile = OptionalNumber(args, "--traffic-quantile", 0.5, 0.001, 0.999);
   if (!quantile) return Fail(quantile.error());
