@@ -107,8 +107,9 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       std::any_of(s.jobs.begin(), s.jobs.end(), [](const Job& job) { return job.borrowing(); });
   const bool any_reserve = std::any_of(s.services.begin(), s.services.end(),
                                        [](const Service& svc) { return !svc.reserve.empty(); });
+  const bool rejudged = any_borrowing || any_reserve;
   Scenario forecast_only;
-  if (any_borrowing || any_reserve) {
+  if (rejudged) {
     forecast_only = s;
     for (Job& job : forecast_only.jobs) {
       job.priority = job.unscaled_priority();
@@ -119,7 +120,7 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       svc.reserve.clear();
     }
   }
-  const Scenario& judged = any_borrowing || any_reserve ? forecast_only : s;
+  const Scenario& judged = rejudged ? forecast_only : s;
   // Victims: running checkpointed jobs that hold their block at the peak, lowest priority first.
   std::vector<int> victims;
   for (size_t r = 0; r < s.jobs.size(); ++r) {
@@ -153,7 +154,7 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       std::optional<Plan> candidate = ApplyForServices(s, plan, r, q);
       if (!candidate) continue;
       const Metrics m = ComputeMetrics(s, *candidate);
-      const double objective = &judged == &s ? m.objective : ComputeObjective(judged, *candidate);
+      const double objective = rejudged ? ComputeObjective(judged, *candidate) : m.objective;
       if (objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
           CheckPlan(s, *candidate).empty()) {
         best_objective = objective;
