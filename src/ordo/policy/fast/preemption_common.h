@@ -16,11 +16,16 @@ inline std::vector<int> Blocks(const Scenario& s, int gpus, const GpuRequirement
   return out;
 }
 
-/// Whether running job r, preempted at step q, loses no work: its progress then is a multiple of
-/// its checkpoint interval (restart steps still left count as no progress).
-inline bool NoWorkLostAt(const Job& r, int q) {
+/// The work steps running job r loses when preempted at step q: its progress then less the
+/// progress its last checkpoint saved (restart steps still left count as no progress).
+inline int LostWorkSteps(const Job& r, int q) {
   const int left = r.running->restart_steps_left.value_or(0);
-  return (r.running_progress_steps() + std::max(0, q - left)) % r.checkpoint->every_steps == 0;
+  const int progress = r.running_progress_steps() + std::max(0, q - left);
+  return progress - r.checkpoint->SavedProgress(progress);
 }
+
+/// Whether running job r, preempted at step q, loses no work: its progress then is a multiple of
+/// its checkpoint interval.
+inline bool NoWorkLostAt(const Job& r, int q) { return LostWorkSteps(r, q) == 0; }
 
 }  // namespace ordo::policy::fast

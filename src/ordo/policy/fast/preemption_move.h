@@ -55,8 +55,9 @@ namespace ordo::policy {
 /// no work is lost — the services are planned again as curves (services first) on what the jobs
 /// leave, and the job resumes on the earliest block the jobs and the services' counts leave free
 /// for its resumed stay. The best candidate that raises the spec's objective on the forecast
-/// demand (jobs at their unscaled priorities), keeps `promises` and passes CheckPlan is returned;
-/// empty when none does. Jobs other than the victim do not move.
+/// demand (jobs at their unscaled priorities) by more than the work it throws away (the victim's
+/// priority x GPUs x work steps lost), keeps `promises` and passes CheckPlan is returned; empty
+/// when none does. Jobs other than the victim do not move.
 [[nodiscard]] std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
                                                      const Promises& promises,
                                                      const std::function<bool()>& out_of_time);

@@ -15,6 +15,7 @@ namespace ordo::policy {
 namespace {
 
 using fast::Blocks;
+using fast::LostWorkSteps;
 using fast::NoWorkLostAt;
 
 constexpr int kMaxServiceVictims = 16;  // running jobs tried for a service's peak
@@ -134,8 +135,13 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
   std::stable_sort(victims.begin(), victims.end(),
                    [&](int a, int b) { return judged.jobs[a].priority < judged.jobs[b].priority; });
   if (victims.size() > static_cast<size_t>(kMaxServiceVictims)) victims.resize(kMaxServiceVictims);
+  // A candidate's score is the judged objective less the work its preemption throws away, at the
+  // victim's priority x GPUs x steps lost: the objective sees that work only as the resumed
+  // stay's extra steps, which for a long job fall past the horizon and cost nothing there, while
+  // the shortfall it serves is a forecast the traffic may not bear out. Measured in
+  // docs/simulator.md ("Preemption").
   std::optional<Plan> best;
-  double best_objective = ComputeObjective(judged, plan);
+  double best_score = ComputeObjective(judged, plan);
   for (int r : victims) {
     if (out_of_time()) break;
     const Job& rj = s.jobs[r];
@@ -155,9 +161,10 @@ std::optional<Plan> PreemptForServices(const Scenario& s, const Plan& plan,
       if (!candidate) continue;
       const Metrics m = ComputeMetrics(s, *candidate);
       const double objective = rejudged ? ComputeObjective(judged, *candidate) : m.objective;
-      if (objective > best_objective + 1e-9 && KeepsPromises(m, promises) &&
+      const double score = objective - judged.jobs[r].priority * rp.gpus * LostWorkSteps(rj, q);
+      if (score > best_score + 1e-9 && KeepsPromises(m, promises) &&
           CheckPlan(s, *candidate).empty()) {
-        best_objective = objective;
+        best_score = score;
         best = std::move(*candidate);
       }
     }

@@ -196,6 +196,42 @@ TEST(PreemptWherePays, ClassesAreJudgedOnUnscaledPriorities) {
   EXPECT_FALSE(PreemptWherePays(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever).has_value());
 }
 
+// The work a preemption for a service throws away is charged at the victim's priority x GPUs x
+// steps lost, beyond what the objective sees of it (the resumed stay's extra steps, here past the
+// horizon). chat (priority 10, M = 3) needs 4 GPUs at step 0 only; low (priority 9, 4 GPUs,
+// checkpoint every 4, restart 1) has done 3 steps since its last save. Preempting it at 0 raises
+// the objective (120 of chat's penalty saved, low's steps 0-1 lost) but not by the 9 x 4 x 3 =
+// 108 its lost work is charged; saved at step 0, the same low gives its block back.
+TEST(PreemptForServices, WorkThrownAwayIsChargedBeyondWhatTheObjectiveSees) {
+  Scenario s =
+      ScenarioBuilder("one-step peak")
+          .Steps(8)
+          .Objective(0.5, 3)
+          .Group("a", 1, 4)
+          .Job(MakeJob("low").Gpus(4).Duration(30).Priority(9).Running(-3, 0).Checkpointed(4, 1))
+          .Service(MakeService("chat").Priority(10).Demand({4, 0, 0, 0, 0, 0, 0, 0}))
+          .Build();
+  ASSERT_TRUE(ValidateScenario(s).has_value()) << ValidateScenario(s).error().ToString();
+  const Plan left = MakeEmptyPlan(s, "ordo");
+  // The lossy preemption by hand: it is legal and the objective alone would take it.
+  Plan lossy = left;
+  lossy.jobs[0].preempt_step = 0;
+  lossy.jobs[0].resume = ResumePlacement{1, 0};
+  lossy.services[0].gpus[0] = Ids(0, 4);
+  ASSERT_TRUE(CheckPlan(s, lossy).empty()) << CheckPlan(s, lossy).front().message;
+  const double gain = ComputeObjective(s, lossy) - ComputeObjective(s, left);
+  ASSERT_GT(gain, 0);
+  ASSERT_LT(gain, 9 * 4 * 3);
+  EXPECT_FALSE(PreemptForServices(s, left, Promises{}, kNever).has_value());
+
+  s.jobs[0].running->progress_steps = 4;  // a checkpoint at step 0: nothing is lost
+  const auto better = PreemptForServices(s, MakeEmptyPlan(s, "ordo"), Promises{}, kNever);
+  ASSERT_TRUE(better.has_value());
+  EXPECT_TRUE(CheckPlan(s, *better).empty());
+  EXPECT_EQ(FindJob(*better, "low")->preempt_step, 0);
+  EXPECT_EQ(better->metrics.realtime_unmet_gpu_steps, 0);
+}
+
 // A borrowing job is weighed against a service's unmet demand at its unscaled priority: the
 // scaling orders tenants' batch work, it does not make borrowed work cheaper than a service's.
 TEST(PreemptForServices, ABorrowingJobIsWeighedAtItsUnscaledPriority) {
