@@ -19,6 +19,10 @@ namespace ordo::policy::baselines {
 /// checkpoint and start < q < its first stay's end, q >= 0.
 [[nodiscard]] bool CanPreemptAt(const Job& job, const JobPlacement& p, int q);
 
+/// The work steps a running job has done by step `q` when left alone: its progress at step 0, then
+/// one a step once its restart steps left are spent. Requires `running`.
+[[nodiscard]] int RunningWorkDoneBy(const Job& job, int q);
+
 /// The steps the resumed stay of a job preempted at `q` holds its block: restart_steps, then
 /// duration_steps minus the progress saved at q. Requires CanPreemptAt(job, p, q).
 [[nodiscard]] int ResumeSteps(const Job& job, const JobPlacement& p, int q);

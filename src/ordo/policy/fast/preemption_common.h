@@ -2,10 +2,10 @@
 // whether a running job loses work when preempted at a step.
 #pragma once
 
-#include <algorithm>
 #include <vector>
 
 #include "ordo/core/scenario.h"
+#include "ordo/policy/baselines/preemption.h"
 
 namespace ordo::policy::fast {
 
@@ -17,10 +17,9 @@ inline std::vector<int> Blocks(const Scenario& s, int gpus, const GpuRequirement
 }
 
 /// The work steps running job r loses when preempted at step q: its progress then less the
-/// progress its last checkpoint saved (restart steps still left count as no progress).
+/// progress its last checkpoint saved.
 inline int LostWorkSteps(const Job& r, int q) {
-  const int left = r.running->restart_steps_left.value_or(0);
-  const int progress = r.running_progress_steps() + std::max(0, q - left);
+  const int progress = baselines::RunningWorkDoneBy(r, q);
   return progress - r.checkpoint->SavedProgress(progress);
 }
 
