@@ -63,7 +63,12 @@ Placement BatchPasses::ChooseShape(const BlockGrid& grid, const Job& job, ShapeR
 PassResult BatchPasses::RunPass(const BlockGrid& base, const std::vector<int>& order,
                                 ShapeRule rule, const PassResult* replayed, size_t replay) const {
   const Scenario& s = ctx_.scenario;
-  BlockGrid grid = base;
+  if (scratch_) {
+    *scratch_ = base;
+  } else {
+    scratch_.emplace(base);
+  }
+  BlockGrid& grid = *scratch_;
   PassResult result;
   result.reward = 0;
   result.placements.assign(s.jobs.size(), Placement{});
@@ -252,7 +257,12 @@ std::vector<std::vector<int>> BatchPasses::SeedOrders(const std::vector<int>& ca
 PassResult BatchPasses::RunTimeStepped(const BlockGrid& base,
                                        std::vector<int>& started_order) const {
   const Scenario& s = ctx_.scenario;
-  BlockGrid grid = base;
+  if (scratch_) {
+    *scratch_ = base;
+  } else {
+    scratch_.emplace(base);
+  }
+  BlockGrid& grid = *scratch_;
   PassResult result;
   result.reward = 0;
   result.placements.assign(s.jobs.size(), Placement{});

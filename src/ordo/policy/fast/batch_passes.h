@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "ordo/policy/fast/search.h"
@@ -20,7 +21,7 @@
 namespace ordo::policy::fast {
 
 /// Greedy passes in all for `jobs` waiting jobs at `effort`: about 16,000 job placements, at least
-/// 3 (the best seed orders) and at most 128, times the effort.
+/// 3 (the best seed orders) and at most 64, times the effort.
 int PassBudget(size_t jobs, int effort);
 
 /// Displacement and ruin-and-recreate moves after a schedule of `passes`: one per four waiting
@@ -59,7 +60,8 @@ class BatchPasses {
 
   /// One greedy pass over `order`. The first `replay` jobs are placed where `replayed` (a pass
   /// over an order that begins with the same jobs, by the same rule) placed them, without a
-  /// search: the same placements a search would find.
+  /// search: the same placements a search would find. Not reentrant: it works on this object's
+  /// scratch grid.
   [[nodiscard]] PassResult RunPass(const BlockGrid& base, const std::vector<int>& order,
                                    ShapeRule rule, const PassResult* replayed = nullptr,
                                    size_t replay = 0) const;
@@ -104,6 +106,8 @@ class BatchPasses {
 
   const SearchContext& ctx_;
   double decay_;
+  // RunPass's grid, kept so that a pass copies `base` into storage the last pass allocated.
+  mutable std::optional<BlockGrid> scratch_;
 };
 
 }  // namespace ordo::policy::fast

@@ -17,6 +17,23 @@ using fast::kNone;
 using fast::PairBounds;
 using fast::SlidingBest;
 
+// std::stable_sort without the allocation of its buffer, for the few groups a service matches
+// on most clusters: an insertion sort, stable because an element moves only past greater ones.
+template <typename Less>
+void StableSortSmall(std::vector<int>& v, const Less& less) {
+  constexpr size_t kSmall = 16;
+  if (v.size() > kSmall) {
+    std::stable_sort(v.begin(), v.end(), less);
+    return;
+  }
+  for (size_t k = 1; k < v.size(); ++k) {
+    const int x = v[k];
+    size_t at = k;
+    for (; at > 0 && less(x, v[at - 1]); --at) v[at] = v[at - 1];
+    v[at] = x;
+  }
+}
+
 class CountPlanner {
  public:
   CountPlanner(const Scenario& s, const std::vector<std::vector<int>>& free,
@@ -129,8 +146,9 @@ class CountPlanner {
   // Take's choice of groups; returns how many of the n GPUs found no room.
   int TakeUpTo(int i, int t, int n) {
     if (n <= 0) return 0;
-    std::vector<int> groups = matching_[i];
-    std::stable_sort(groups.begin(), groups.end(), [&](int a, int b) {
+    std::vector<int>& groups = take_order_;
+    groups.assign(matching_[i].begin(), matching_[i].end());
+    StableSortSmall(groups, [&](int a, int b) {
       if (competition_[a] != competition_[b]) return competition_[a] < competition_[b];
       if (!avoid_.empty() && avoid_[a] != avoid_[b]) return avoid_[a] < avoid_[b];
       const bool fits_a = remaining_[a][t] >= n, fits_b = remaining_[b][t] >= n;
@@ -379,6 +397,7 @@ class CountPlanner {
   std::vector<std::vector<int>> matching_;
   std::vector<int> competition_;  // per group: how many services may use it
   ServiceCounts counts_;
+  std::vector<int> take_order_;  // TakeUpTo's groups, kept so that each call reuses their storage
 };
 
 }  // namespace
