@@ -107,4 +107,33 @@ std::optional<PairCurves> BestPairCurves(const PairBounds& bounds, int horizon, 
   return curves;
 }
 
+/// The most BestPairCurves could earn under `bounds` with a gain that is a sum, gain_i(t, a) +
+/// gain_j(t, b), were neither service churn-limited: the sum over steps of each step's best (a, b)
+/// on its own. An upper bound on BestPairCurves' value (its curves are among those counted here,
+/// and a floating-point sum only grows with its terms) at O(T x (top_i + top_j)) against the
+/// program's O(T x top_i x top_j); empty where some step has no (a, b) within the bounds, where
+/// the program finds no curves either.
+template <typename GainI, typename GainJ>
+std::optional<double> PairStepBound(const PairBounds& bounds, int horizon, const GainI& gain_i,
+                                    const GainJ& gain_j) {
+  std::vector<double> best_j;  // [b - lo_j]: the most gain_j earns at b or below
+  double total = 0;
+  for (int t = 0; t < horizon; ++t) {
+    const int lo_j = bounds.lo_j[t], hi_j = bounds.hi_j[t];
+    best_j.clear();
+    for (int b = lo_j; b <= hi_j; ++b) {
+      best_j.push_back(std::max(best_j.empty() ? kNone : best_j.back(), gain_j(t, b)));
+    }
+    double step = kNone;
+    for (int a = bounds.lo_i[t]; a <= bounds.hi_i[t]; ++a) {
+      const int most_b = std::min(hi_j, bounds.room[t] - a);
+      if (most_b < lo_j) break;  // a larger a leaves j even less room
+      step = std::max(step, gain_i(t, a) + best_j[most_b - lo_j]);
+    }
+    if (step == kNone) return std::nullopt;
+    total += step;
+  }
+  return total;
+}
+
 }  // namespace ordo::policy::fast

@@ -15,6 +15,7 @@ namespace {
 using fast::BestPairCurves;
 using fast::kNone;
 using fast::PairBounds;
+using fast::PairStepBound;
 using fast::SlidingBest;
 
 // std::stable_sort without the allocation of its buffer, for the few groups a service matches
@@ -267,21 +268,24 @@ class CountPlanner {
     if (!bounds) return;
     const size_t states = (static_cast<size_t>(bounds->top_i) + 1) *
                           (static_cast<size_t>(bounds->top_j) + 1) * static_cast<size_t>(horizon);
-    constexpr size_t kMaxStates = 1 << 16;  // steps x states: well under a pass
+    constexpr size_t kMaxStates = 1 << 16;  // steps x states: the table stays small
     if (states > kMaxStates) return;
     const double low = std::min(s_.services[i].priority, s_.services[j].priority);
     const double weight_i = low > 0 ? s_.services[i].priority / low : 1.0;
     const double weight_j = low > 0 ? s_.services[j].priority / low : 1.0;
     const double held_cost =
         1.0 / (4.0 * horizon * static_cast<double>(bounds->top_i + bounds->top_j + 1));
-    auto gain = [&](int t, int a, int b) {
-      return PairGain(i, t, a, weight_i, held_cost) + PairGain(j, t, b, weight_j, held_cost);
-    };
-    const std::optional<fast::PairCurves> curves = BestPairCurves(*bounds, horizon, gain);
-    if (!curves) return;
+    auto gain_i = [&](int t, int a) { return PairGain(i, t, a, weight_i, held_cost); };
+    auto gain_j = [&](int t, int b) { return PairGain(j, t, b, weight_j, held_cost); };
+    auto gain = [&](int t, int a, int b) { return gain_i(t, a) + gain_j(t, b); };
     double current = 0;
     for (int t = 0; t < horizon; ++t) current += gain(t, Held(i, t), Held(j, t));
-    if (curves->value <= current + 1e-9) return;
+    // Most pairs that may gain do not: the bound without churn limits rules them out first, at a
+    // fraction of the program's cost.
+    const std::optional<double> bound = PairStepBound(*bounds, horizon, gain_i, gain_j);
+    if (!bound || *bound <= current + 1e-9) return;
+    const std::optional<fast::PairCurves> curves = BestPairCurves(*bounds, horizon, gain);
+    if (!curves || curves->value <= current + 1e-9) return;
     TakePair(i, j, curves->i, curves->j);
   }
 
