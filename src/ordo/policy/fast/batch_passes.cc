@@ -60,15 +60,19 @@ Placement BatchPasses::ChooseShape(const BlockGrid& grid, const Job& job, ShapeR
   return chosen;
 }
 
-PassResult BatchPasses::RunPass(const BlockGrid& base, const std::vector<int>& order,
-                                ShapeRule rule, const PassResult* replayed, size_t replay) const {
-  const Scenario& s = ctx_.scenario;
+BlockGrid& BatchPasses::ScratchCopyOf(const BlockGrid& base) const {
   if (scratch_) {
     *scratch_ = base;
   } else {
     scratch_.emplace(base);
   }
-  BlockGrid& grid = *scratch_;
+  return *scratch_;
+}
+
+PassResult BatchPasses::RunPass(const BlockGrid& base, const std::vector<int>& order,
+                                ShapeRule rule, const PassResult* replayed, size_t replay) const {
+  const Scenario& s = ctx_.scenario;
+  BlockGrid& grid = ScratchCopyOf(base);
   PassResult result;
   result.reward = 0;
   result.placements.assign(s.jobs.size(), Placement{});
@@ -257,12 +261,7 @@ std::vector<std::vector<int>> BatchPasses::SeedOrders(const std::vector<int>& ca
 PassResult BatchPasses::RunTimeStepped(const BlockGrid& base,
                                        std::vector<int>& started_order) const {
   const Scenario& s = ctx_.scenario;
-  if (scratch_) {
-    *scratch_ = base;
-  } else {
-    scratch_.emplace(base);
-  }
-  BlockGrid& grid = *scratch_;
+  BlockGrid& grid = ScratchCopyOf(base);
   PassResult result;
   result.reward = 0;
   result.placements.assign(s.jobs.size(), Placement{});

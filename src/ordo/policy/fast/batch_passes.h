@@ -61,7 +61,7 @@ class BatchPasses {
   /// One greedy pass over `order`. The first `replay` jobs are placed where `replayed` (a pass
   /// over an order that begins with the same jobs, by the same rule) placed them, without a
   /// search: the same placements a search would find. Not reentrant: it works on this object's
-  /// scratch grid.
+  /// scratch grid (ScratchCopyOf).
   [[nodiscard]] PassResult RunPass(const BlockGrid& base, const std::vector<int>& order,
                                    ShapeRule rule, const PassResult* replayed = nullptr,
                                    size_t replay = 0) const;
@@ -106,7 +106,9 @@ class BatchPasses {
 
   const SearchContext& ctx_;
   double decay_;
-  // RunPass's grid, kept so that a pass copies `base` into storage the last pass allocated.
+  // `base` copied into the grid a pass works on (RunPass, RunTimeStepped), kept so that each pass
+  // reuses the storage the last one allocated. The returned grid is the next pass's too.
+  BlockGrid& ScratchCopyOf(const BlockGrid& base) const;
   mutable std::optional<BlockGrid> scratch_;
 };
 
