@@ -203,54 +203,58 @@ void BatchPasses::Perturb(const BlockGrid& base, int passes, int done, bool alte
 }
 
 std::vector<std::vector<int>> BatchPasses::SeedOrders(const std::vector<int>& candidates) const {
-  const auto& jobs = ctx_.scenario.jobs;
-  auto area = [&](int j) {
-    const Shape& shape = jobs[j].shapes.front();
-    return static_cast<long long>(shape.gpus) * shape.duration_steps;
+  // The sort keys, copied into one array first: on a large cluster the comparisons would otherwise
+  // chase every job's shapes through memory, and the sorts took a tenth of a plan.
+  struct Key {
+    double priority = 0;
+    long long area = 0;  // GPU-steps of the first shape
+    int arrival = 0;
+    int gpus = 0;  // of the first shape
+    int duration = 0;
   };
+  std::vector<Key> keys(ctx_.scenario.jobs.size());
+  for (int j : candidates) {
+    const Job& job = ctx_.scenario.jobs[j];
+    const Shape& shape = job.shapes.front();
+    keys[j] = Key{job.priority, static_cast<long long>(shape.gpus) * shape.duration_steps,
+                  job.arrival_step, shape.gpus, shape.duration_steps};
+  }
   auto by = [&](auto key_less) {
     std::vector<int> order = candidates;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      if (jobs[a].priority != jobs[b].priority) return jobs[a].priority > jobs[b].priority;
-      return key_less(a, b);
+      if (keys[a].priority != keys[b].priority) return keys[a].priority > keys[b].priority;
+      return key_less(keys[a], keys[b]);
     });
     return order;
   };
   std::vector<std::vector<int>> orders;
   // Big rocks first: the hardest blocks to fit go in while the grid is emptiest.
-  orders.push_back(by([&](int a, int b) {
-    if (area(a) != area(b)) return area(a) > area(b);
-    return jobs[a].arrival_step < jobs[b].arrival_step;
+  orders.push_back(by([](const Key& a, const Key& b) {
+    if (a.area != b.area) return a.area > b.area;
+    return a.arrival < b.arrival;
   }));
   // Earliest arrival first, then small first: more jobs finish early, decayed reward is kept.
-  orders.push_back(by([&](int a, int b) {
-    if (jobs[a].arrival_step != jobs[b].arrival_step) {
-      return jobs[a].arrival_step < jobs[b].arrival_step;
-    }
-    return area(a) < area(b);
+  orders.push_back(by([](const Key& a, const Key& b) {
+    if (a.arrival != b.arrival) return a.arrival < b.arrival;
+    return a.area < b.area;
   }));
   // Widest first (fragmentation), then longest.
-  orders.push_back(by([&](int a, int b) {
-    const Shape& sa = jobs[a].shapes.front();
-    const Shape& sb = jobs[b].shapes.front();
-    if (sa.gpus != sb.gpus) return sa.gpus > sb.gpus;
-    return sa.duration_steps > sb.duration_steps;
+  orders.push_back(by([](const Key& a, const Key& b) {
+    if (a.gpus != b.gpus) return a.gpus > b.gpus;
+    return a.duration > b.duration;
   }));
   // Arrival order, as an online scheduler sees the work: it keeps long low-priority jobs that can
   // start now from waiting behind later high-priority ones when that is worth more.
   std::vector<int> online = candidates;
   std::stable_sort(online.begin(), online.end(), [&](int a, int b) {
-    if (jobs[a].arrival_step != jobs[b].arrival_step) {
-      return jobs[a].arrival_step < jobs[b].arrival_step;
-    }
-    return jobs[a].priority > jobs[b].priority;
+    if (keys[a].arrival != keys[b].arrival) return keys[a].arrival < keys[b].arrival;
+    return keys[a].priority > keys[b].priority;
   });
   orders.push_back(std::move(online));
   // Reward density regardless of priority ties: priority x GPUs inside the horizon.
   std::vector<int> density = candidates;
   std::stable_sort(density.begin(), density.end(), [&](int a, int b) {
-    return jobs[a].priority * jobs[a].shapes.front().gpus >
-           jobs[b].priority * jobs[b].shapes.front().gpus;
+    return keys[a].priority * keys[a].gpus > keys[b].priority * keys[b].gpus;
   });
   orders.push_back(std::move(density));
   return orders;
