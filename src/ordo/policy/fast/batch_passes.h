@@ -103,13 +103,13 @@ class BatchPasses {
   [[nodiscard]] std::vector<double> LostReward(const PassResult& pass,
                                                const std::vector<int>& order) const;
   [[nodiscard]] bool HasAlternativeShapes() const;
-
-  const SearchContext& ctx_;
-  double decay_;
   // `base` copied into the grid a pass works on (RunPass, RunTimeStepped), kept so that each pass
   // reuses the storage the last one allocated. The returned grid is the next pass's too.
   BlockGrid& ScratchCopyOf(const BlockGrid& base) const;
-  mutable std::optional<BlockGrid> scratch_;
+
+  const SearchContext& ctx_;
+  double decay_;
+  mutable std::optional<BlockGrid> scratch_;  // ScratchCopyOf's grid
 };
 
 }  // namespace ordo::policy::fast
