@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <random>
 
@@ -20,7 +21,32 @@ struct PairGains {
   [[nodiscard]] double J(int t, int b) const {
     return weight_j * std::min(b, demand_j[t]) - held * b;
   }
+  // Each term as the callable PairStepBound takes, and their sum as BestPairCurves takes it.
+  [[nodiscard]] auto GainI() const {
+    return [this](int t, int a) { return I(t, a); };
+  }
+  [[nodiscard]] auto GainJ() const {
+    return [this](int t, int b) { return J(t, b); };
+  }
+  [[nodiscard]] auto Gain() const {
+    return [this](int t, int a, int b) { return I(t, a) + J(t, b); };
+  }
 };
+
+// Bounds whose tops are the highest of each service's ceilings, with one churn limit for both.
+PairBounds MakeBounds(std::vector<int> lo_i, std::vector<int> hi_i, std::vector<int> lo_j,
+                      std::vector<int> hi_j, std::vector<int> room, int churn) {
+  PairBounds bounds;
+  bounds.top_i = *std::max_element(hi_i.begin(), hi_i.end());
+  bounds.top_j = *std::max_element(hi_j.begin(), hi_j.end());
+  bounds.lo_i = std::move(lo_i);
+  bounds.hi_i = std::move(hi_i);
+  bounds.lo_j = std::move(lo_j);
+  bounds.hi_j = std::move(hi_j);
+  bounds.room = std::move(room);
+  bounds.churn_i = bounds.churn_j = churn;
+  return bounds;
+}
 
 // Every pair of curves within the bounds, by enumeration: the most they earn, or kNone when no
 // curve meets every bound.
@@ -50,39 +76,20 @@ double BruteForce(const PairBounds& bounds, int horizon, const PairGains& g) {
 // demand of 2 first (weight 2), and j's with the one GPU left; at step 1 i has no demand but a
 // floor of 1, which leaves j 2 of the 3 GPUs it asks for.
 TEST(PairStepBoundTest, SumsEachStepsBestPairWithinTheRoom) {
-  PairBounds bounds;
-  bounds.lo_i = {0, 1};
-  bounds.hi_i = {3, 3};
-  bounds.lo_j = {0, 0};
-  bounds.hi_j = {3, 3};
-  bounds.room = {3, 3};
-  bounds.top_i = bounds.top_j = 3;
-  bounds.churn_i = bounds.churn_j = 3;
+  const PairBounds bounds = MakeBounds({0, 1}, {3, 3}, {0, 0}, {3, 3}, {3, 3}, 3);
   const PairGains g{{2, 0}, {2, 3}, 2.0, 1.0, 0.0};
-  const auto i = [&](int t, int a) { return g.I(t, a); };
-  const auto j = [&](int t, int b) { return g.J(t, b); };
   // Step 0: a = 2 earns 4, b = 1 earns 1. Step 1: a = 1 (its floor) earns 0, b = 2 earns 2.
-  const std::optional<double> bound = PairStepBound(bounds, 2, i, j);
+  const std::optional<double> bound = PairStepBound(bounds, 2, g.GainI(), g.GainJ());
   ASSERT_TRUE(bound.has_value());
   EXPECT_DOUBLE_EQ(*bound, 7.0);
 }
 
 TEST(PairStepBoundTest, IsEmptyWhereTheFloorsDoNotFitTheRoom) {
-  PairBounds bounds;
-  bounds.lo_i = {1, 2};
-  bounds.hi_i = {2, 2};
-  bounds.lo_j = {1, 2};
-  bounds.hi_j = {2, 2};
-  bounds.room = {4, 3};  // step 1: floors of 2 + 2 in a room of 3
-  bounds.top_i = bounds.top_j = 2;
-  bounds.churn_i = bounds.churn_j = 2;
+  // Step 1: floors of 2 + 2 in a room of 3.
+  const PairBounds bounds = MakeBounds({1, 2}, {2, 2}, {1, 2}, {2, 2}, {4, 3}, 2);
   const PairGains g{{1, 1}, {1, 1}};
-  const auto i = [&](int t, int a) { return g.I(t, a); };
-  const auto j = [&](int t, int b) { return g.J(t, b); };
-  EXPECT_FALSE(PairStepBound(bounds, 2, i, j).has_value());
-  EXPECT_FALSE(BestPairCurves(bounds, 2, [&](int t, int a, int b) {
-                 return i(t, a) + j(t, b);
-               }).has_value());
+  EXPECT_FALSE(PairStepBound(bounds, 2, g.GainI(), g.GainJ()).has_value());
+  EXPECT_FALSE(BestPairCurves(bounds, 2, g.Gain()).has_value());
 }
 
 // On random small bounds, against enumeration: the program finds the best pair of curves, and the
@@ -111,12 +118,9 @@ TEST(PairStepBoundTest, NeverBelowTheBestPairOfCurvesOnRandomBounds) {
       g.demand_i.push_back(draw(0, 4));
       g.demand_j.push_back(draw(0, 4));
     }
-    const auto i = [&](int t, int a) { return g.I(t, a); };
-    const auto j = [&](int t, int b) { return g.J(t, b); };
     const double exact = BruteForce(bounds, horizon, g);
-    const std::optional<PairCurves> curves =
-        BestPairCurves(bounds, horizon, [&](int t, int a, int b) { return i(t, a) + j(t, b); });
-    const std::optional<double> bound = PairStepBound(bounds, horizon, i, j);
+    const std::optional<PairCurves> curves = BestPairCurves(bounds, horizon, g.Gain());
+    const std::optional<double> bound = PairStepBound(bounds, horizon, g.GainI(), g.GainJ());
     ASSERT_EQ(curves.has_value(), exact != kNone) << "instance " << instance;
     if (!bound) {
       ASSERT_FALSE(curves.has_value()) << "instance " << instance;
